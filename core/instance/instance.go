@@ -1,0 +1,194 @@
+package instance
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+
+	"github.com/gofrs/flock"
+
+	"paddock.dev/paddock/core/atomicfile"
+)
+
+// Default is the instance used when none is named.
+const Default = "default"
+
+// EnvName is the environment variable that selects an instance.
+const EnvName = "PADDOCK_INSTANCE"
+
+// basePort is the first TCP port of the range instances draw from; instance
+// index i owns the portsPerInstance ports starting at basePort+i*portsPerInstance.
+const (
+	basePort         = 47600
+	portsPerInstance = 10
+	maxIndex         = 1000
+)
+
+var nameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,30}[a-z0-9])?$`)
+
+// ValidateName reports whether name can name an instance: lowercase letters,
+// digits and inner dashes, at most 32 characters, since it becomes part of
+// directory, socket and service names.
+func ValidateName(name string) error {
+	if !nameRE.MatchString(name) {
+		return fmt.Errorf("invalid instance name %q: use 1-32 lowercase letters, digits and inner dashes", name)
+	}
+	return nil
+}
+
+// Roots are the per-user base directories of the host OS; every instance
+// gets its own directories beneath them. The platform packages supply them.
+type Roots struct {
+	Data  string // service directories: database, token, lock and pid files
+	Log   string // log directories
+	Short string // base of the short directory: socket paths are length-limited
+}
+
+// Paths are everything host-wide that belongs to one instance.
+type Paths struct {
+	Instance string `json:"instance"`
+	Index    int    `json:"index"`
+	Dir      string `json:"dir"`
+	ShortDir string `json:"short_dir"`
+	LogDir   string `json:"log_dir"`
+	Socket   string `json:"socket"`
+	LimaHome string `json:"lima_home"`
+	DB       string `json:"db"`
+	PIDFile  string `json:"pid_file"`
+	LockFile string `json:"lock_file"`
+	Token    string `json:"token"`
+	APIPort  int    `json:"api_port"`
+}
+
+// Resolve returns the paths of the named instance under roots. It assigns
+// the instance an index on first use, recorded in a registry file under
+// roots.Data, so that each instance keeps its ports for good and no two
+// instances share one.
+func Resolve(roots Roots, name string) (Paths, error) {
+	if err := ValidateName(name); err != nil {
+		return Paths{}, err
+	}
+	index, err := assignIndex(roots.Data, name)
+	if err != nil {
+		return Paths{}, err
+	}
+	short := filepath.Join(roots.Short, ".paddock")
+	if name != Default {
+		short += "-" + name
+	}
+	dir := filepath.Join(roots.Data, name)
+	return Paths{
+		Instance: name,
+		Index:    index,
+		Dir:      dir,
+		ShortDir: short,
+		LogDir:   filepath.Join(roots.Log, name),
+		Socket:   filepath.Join(short, "paddock.sock"),
+		LimaHome: filepath.Join(short, "lima"),
+		DB:       filepath.Join(dir, "paddock.db"),
+		PIDFile:  filepath.Join(dir, "paddock.pid"),
+		LockFile: filepath.Join(dir, "paddock.lock"),
+		Token:    filepath.Join(dir, "token"),
+		APIPort:  basePort + index*portsPerInstance,
+	}, nil
+}
+
+// MkdirAll creates the instance's directories; the short directory, which
+// holds the API socket, is private to the user.
+func (p Paths) MkdirAll() error {
+	for _, d := range []string{p.Dir, p.LogDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(p.ShortDir, 0o700); err != nil {
+		return err
+	}
+	return os.Chmod(p.ShortDir, 0o700)
+}
+
+// Keys lists the names under which Paths are printed, in a stable order.
+func (p Paths) Keys() []string { return keys(p.Map()) }
+
+// Map returns the paths by key, as `paddock service paths` prints them.
+func (p Paths) Map() map[string]string {
+	return map[string]string{
+		"instance":  p.Instance,
+		"index":     fmt.Sprint(p.Index),
+		"dir":       p.Dir,
+		"short_dir": p.ShortDir,
+		"log_dir":   p.LogDir,
+		"socket":    p.Socket,
+		"lima_home": p.LimaHome,
+		"db":        p.DB,
+		"pid_file":  p.PIDFile,
+		"lock_file": p.LockFile,
+		"token":     p.Token,
+		"api_port":  fmt.Sprint(p.APIPort),
+	}
+}
+
+func keys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// assignIndex returns name's index from the registry under dataRoot, adding
+// the lowest free one if name has none. The default instance is always 0.
+func assignIndex(dataRoot, name string) (int, error) {
+	if name == Default {
+		return 0, nil
+	}
+	if err := os.MkdirAll(dataRoot, 0o755); err != nil {
+		return 0, err
+	}
+	lock := flock.New(filepath.Join(dataRoot, "instances.lock"))
+	if err := lock.Lock(); err != nil {
+		return 0, fmt.Errorf("lock instance registry: %w", err)
+	}
+	defer lock.Unlock()
+
+	file := filepath.Join(dataRoot, "instances.json")
+	registry := map[string]int{}
+	data, err := os.ReadFile(file)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return 0, err
+	default:
+		if err := json.Unmarshal(data, &registry); err != nil {
+			return 0, fmt.Errorf("instance registry %s is damaged: %w", file, err)
+		}
+	}
+	if i, ok := registry[name]; ok {
+		return i, nil
+	}
+	used := map[int]bool{0: true}
+	for _, i := range registry {
+		used[i] = true
+	}
+	index := 1
+	for used[index] {
+		index++
+	}
+	if index >= maxIndex {
+		return 0, fmt.Errorf("too many instances: %d are registered in %s", len(registry), file)
+	}
+	registry[name] = index
+	data, err = json.MarshalIndent(registry, "", "  ")
+	if err != nil {
+		return 0, err
+	}
+	if err := atomicfile.WriteFile(file, append(data, '\n'), 0o644); err != nil {
+		return 0, fmt.Errorf("record instance index: %w", err)
+	}
+	return index, nil
+}

@@ -1,0 +1,23 @@
+package darwin
+
+import (
+	"os"
+	"path/filepath"
+
+	"paddock.dev/paddock/core/instance"
+)
+
+// Roots returns the macOS base directories for Paddock:
+// ~/Library/Application Support/Paddock, ~/Library/Logs/Paddock, and the
+// home directory as the base of the short one.
+func Roots() (instance.Roots, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return instance.Roots{}, err
+	}
+	return instance.Roots{
+		Data:  filepath.Join(home, "Library", "Application Support", "Paddock"),
+		Log:   filepath.Join(home, "Library", "Logs", "Paddock"),
+		Short: home,
+	}, nil
+}

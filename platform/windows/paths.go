@@ -1,0 +1,29 @@
+package windows
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+
+	"paddock.dev/paddock/core/instance"
+)
+
+// Roots returns the Windows base directories for Paddock: data and logs in
+// separate folders under %LOCALAPPDATA%\Paddock (so no instance name can
+// collide with the log folder), and the user's profile as the base of the
+// short one.
+func Roots() (instance.Roots, error) {
+	local := os.Getenv("LOCALAPPDATA")
+	if local == "" {
+		return instance.Roots{}, errors.New("LOCALAPPDATA is not set")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return instance.Roots{}, err
+	}
+	return instance.Roots{
+		Data:  filepath.Join(local, "Paddock", "data"),
+		Log:   filepath.Join(local, "Paddock", "logs"),
+		Short: home,
+	}, nil
+}
