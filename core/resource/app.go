@@ -24,7 +24,7 @@ const (
 // App is the cluster-scoped singleton that asks for a running VM with a
 // container engine, sized as its spec says.
 type App struct {
-	TypeMeta `json:",inline"`
+	TypeMeta
 	Metadata ObjectMeta `json:"metadata"`
 	Spec     AppSpec    `json:"spec,omitempty"`
 	Status   AppStatus  `json:"status,omitempty"`

@@ -9,7 +9,7 @@ const maxConfigMapBytes = 1 << 20
 
 // ConfigMap holds named strings: templates, configuration, anything.
 type ConfigMap struct {
-	TypeMeta `json:",inline"`
+	TypeMeta
 	Metadata ObjectMeta        `json:"metadata"`
 	Data     map[string]string `json:"data,omitempty"`
 }
@@ -28,7 +28,7 @@ var KindConfigMap = &Kind{
 	Default:    func(Object) {},
 	Validate: func(obj, old Object) []FieldError {
 		c := obj.(*ConfigMap)
-		errs := validateDNSSubdomain("metadata.name", c.Metadata.Name)
+		var errs []FieldError
 		size := 0
 		for k, v := range c.Data {
 			for _, msg := range validation.IsConfigMapKey(k) {

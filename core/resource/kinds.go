@@ -12,6 +12,9 @@ type Kind struct {
 	Plural     string   // apps: the path segment of its collection
 	ShortNames []string // accepted by the CLI besides the singular and plural
 	Namespaced bool
+	// LabelNames restricts names to DNS labels (no dots), for kinds whose
+	// names become host names or file names; others take DNS subdomains.
+	LabelNames bool
 	// SpecField is the top-level JSON field the user writes: spec, or data
 	// for a ConfigMap. A change to it bumps generation.
 	SpecField string

@@ -55,9 +55,12 @@ func ValidateNamespace(ns string) error {
 
 func validateMeta(k *Kind, m *ObjectMeta) []FieldError {
 	var errs []FieldError
-	if m.Name == "" {
+	switch {
+	case m.Name == "":
 		errs = append(errs, FieldError{"metadata.name", "is required"})
-	} else {
+	case k.LabelNames:
+		errs = append(errs, validateDNSLabel("metadata.name", m.Name)...)
+	default:
 		errs = append(errs, validateDNSSubdomain("metadata.name", m.Name)...)
 	}
 	if k.Namespaced {

@@ -36,7 +36,7 @@ func TemplateName(vm string) string { return vm + "-template" }
 
 // VM is a Linux virtual machine made from a Lima template.
 type VM struct {
-	TypeMeta `json:",inline"`
+	TypeMeta
 	Metadata ObjectMeta `json:"metadata"`
 	Spec     VMSpec     `json:"spec,omitempty"`
 	Status   VMStatus   `json:"status,omitempty"`
@@ -67,6 +67,7 @@ var KindVM = &Kind{
 	Name:       "VM",
 	Plural:     "vms",
 	Namespaced: true,
+	LabelNames: true,
 	SpecField:  "spec",
 	HasStatus:  true,
 	New:        func() Object { return &VM{} },
@@ -77,7 +78,6 @@ var KindVM = &Kind{
 		if len(v.Metadata.Name) > maxVMName {
 			errs = append(errs, FieldError{"metadata.name", "must be at most 32 characters: it becomes part of socket paths"})
 		}
-		errs = append(errs, validateDNSLabel("metadata.name", v.Metadata.Name)...)
 		if v.Spec.TemplateRef == "" {
 			errs = append(errs, FieldError{"spec.templateRef", "is required: name a ConfigMap whose 'template' key holds a lima.yaml"})
 		} else {
