@@ -80,6 +80,7 @@ func (c *Client) Version(ctx context.Context) (buildinfo.Info, error) {
 
 // Get reads one object.
 func (c *Client) Get(ctx context.Context, k *resource.Kind, ns, name string) (resource.Object, error) {
+	ns = namespaceOf(k, ns)
 	obj := resource.NewObject(k)
 	return obj, c.do(ctx, http.MethodGet, wire.ObjectPath(k, ns, name), "", nil, obj)
 }
@@ -148,7 +149,7 @@ func (c *Client) put(ctx context.Context, obj resource.Object, sub string) (reso
 
 // Patch applies a JSON merge patch to an object, or to its status.
 func (c *Client) Patch(ctx context.Context, k *resource.Kind, ns, name string, patch []byte, status bool) (resource.Object, error) {
-	path := wire.ObjectPath(k, ns, name)
+	path := wire.ObjectPath(k, namespaceOf(k, ns), name)
 	if status {
 		path += "/status"
 	}
@@ -160,7 +161,7 @@ func (c *Client) Patch(ctx context.Context, k *resource.Kind, ns, name string, p
 // Terminating, while finalizers remain.
 func (c *Client) Delete(ctx context.Context, k *resource.Kind, ns, name string) (resource.Object, error) {
 	out := resource.NewObject(k)
-	return out, c.do(ctx, http.MethodDelete, wire.ObjectPath(k, ns, name), "", nil, out)
+	return out, c.do(ctx, http.MethodDelete, wire.ObjectPath(k, namespaceOf(k, ns), name), "", nil, out)
 }
 
 func parts(obj resource.Object) (*resource.Kind, string, string, error) {
@@ -169,11 +170,16 @@ func parts(obj resource.Object) (*resource.Kind, string, string, error) {
 		return nil, "", "", fmt.Errorf("unknown kind %q", obj.GetTypeMeta().Kind)
 	}
 	m := obj.GetMeta()
-	ns := m.Namespace
+	return k, namespaceOf(k, m.Namespace), m.Name, nil
+}
+
+// namespaceOf returns the namespace an object of kind k named in ns lives
+// in: the default one when none is named, none for cluster-scoped kinds.
+func namespaceOf(k *resource.Kind, ns string) string {
 	if k.Namespaced && ns == "" {
-		ns = resource.DefaultNamespace
+		return resource.DefaultNamespace
 	}
-	return k, ns, m.Name, nil
+	return ns
 }
 
 // do sends one request and decodes the answer into out, or the problem

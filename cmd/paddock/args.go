@@ -25,6 +25,15 @@ func exactArgs(n int) cobra.PositionalArgs {
 	}
 }
 
+func minArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < n {
+			return usageError("%s needs at least %d argument(s); usage: %s", cmd.CommandPath(), n, cmd.UseLine())
+		}
+		return nil
+	}
+}
+
 func rangeArgs(min, max int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) < min || len(args) > max {

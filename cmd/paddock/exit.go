@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"paddock.dev/paddock/core/resource"
 )
 
 // Exit codes, as documented in the README.
@@ -45,6 +47,12 @@ func exitCode(stderr io.Writer, err error) int {
 	var ce *codedError
 	if errors.As(err, &ce) {
 		return ce.code
+	}
+	switch resource.ReasonOf(err) {
+	case resource.ReasonInvalid, resource.ReasonForbidden:
+		return exitRejected
+	case resource.ReasonTimeout:
+		return exitTimeout
 	}
 	return exitError
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -84,6 +85,11 @@ starts the daemon when it is not running.`,
 
 	root.AddCommand(
 		newServeCmd(c),
+		newGetCmd(c),
+		newApplyCmd(c),
+		newPatchCmd(c),
+		newDeleteCmd(c),
+		newWaitCmd(c),
 		newVersionCmd(c),
 		newServiceCmd(c),
 	)
@@ -95,4 +101,9 @@ func envOr(key, fallback string) string {
 		return v
 	}
 	return fallback
+}
+
+// printErr writes a message for the person at the terminal.
+func (c *cli) printErr(format string, args ...any) {
+	fmt.Fprintf(c.stderr, format, args...)
 }
