@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"os"
 	"path/filepath"
@@ -135,6 +136,7 @@ func (s *Service) control(action string, f func() error) error {
 var (
 	pidRE        = regexp.MustCompile(`"PID" = ([0-9]+);`)
 	lastStatusRE = regexp.MustCompile(`"LastExitStatus" = ([0-9]+);`)
+	plistUserRE  = regexp.MustCompile(`<key>UserName</key>\s*<string>([^<]*)</string>`)
 )
 
 // Status asks kardianos whether the job runs and launchctl for its pid and
@@ -156,6 +158,11 @@ func (s *Service) Status() (Status, error) {
 		st.State = Running
 	default:
 		st.State = Stopped
+	}
+	if plist, err := os.ReadFile(path); err == nil {
+		if m := plistUserRE.FindSubmatch(plist); m != nil {
+			st.User = html.UnescapeString(string(m[1]))
+		}
 	}
 	// launchctl list fails for a job that is not loaded, which is a
 	// stopped one; there is nothing more to say about it then.

@@ -197,7 +197,7 @@ func (s *Service) control(action string, f func() error) error {
 
 // Status reports the unit's state from systemctl's properties.
 func (s *Service) Status() (Status, error) {
-	out, err := s.systemctl("show", "--property=LoadState,ActiveState,SubState,MainPID,Result,ExecMainCode,ExecMainStatus,FragmentPath", s.unit())
+	out, err := s.systemctl("show", "--property=LoadState,ActiveState,SubState,MainPID,Result,ExecMainCode,ExecMainStatus,FragmentPath,User", s.unit())
 	if err != nil {
 		return Status{}, err
 	}
@@ -207,7 +207,7 @@ func (s *Service) Status() (Status, error) {
 			p[k] = v
 		}
 	}
-	st := Status{Name: s.name, Scope: s.spec.Scope.String(), Definition: p["FragmentPath"]}
+	st := Status{Name: s.name, Scope: s.spec.Scope.String(), Definition: p["FragmentPath"], User: p["User"]}
 	if p["LoadState"] == "not-found" || p["FragmentPath"] == "" {
 		st.State = NotInstalled
 		return st, nil

@@ -27,10 +27,6 @@ import (
 
 const baseName = "paddock"
 
-// PasswordEnv names the environment variable that carries the password of
-// the account a Windows service runs as.
-const PasswordEnv = "PADDOCK_SERVICE_PASSWORD"
-
 func checkSystem() error { return nil }
 
 func options(spec Spec) kservice.KeyValue {

@@ -14,6 +14,11 @@ import (
 // depend on the core.
 const defaultInstance = "default"
 
+// PasswordEnv names the environment variable that carries the password of
+// the account a Windows service runs as; the service control manager needs
+// it to run a service as an account.
+const PasswordEnv = "PADDOCK_SERVICE_PASSWORD"
+
 // Scope says who owns the service: the user's own service manager, or the
 // machine's, running the daemon as a named user.
 type Scope int

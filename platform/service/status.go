@@ -23,6 +23,9 @@ type Status struct {
 	Name  string `json:"name"`
 	Scope string `json:"scope"`
 	State State  `json:"state"`
+	// User is the account a system service runs as, where the manager
+	// says; empty for the caller's own.
+	User string `json:"user,omitempty"`
 	// PID is the daemon's process id while it runs, else 0.
 	PID int `json:"pid,omitempty"`
 	// Definition is the path of the unit, plist or, on Windows, the
