@@ -41,7 +41,8 @@ func (t *serviceTarget) spec(cmd *cobra.Command) (service.Spec, error) {
 }
 
 // open returns the selected service. Without --system it is the user's,
-// unless only a system service of the instance is installed.
+// unless only a system service of the instance is installed, or none is
+// and the caller is root, who has no user services in practice.
 func (t *serviceTarget) open(cmd *cobra.Command) (*service.Service, error) {
 	spec, err := t.spec(cmd)
 	if err != nil {
@@ -59,7 +60,7 @@ func (t *serviceTarget) open(cmd *cobra.Command) (*service.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	if installed(sys) {
+	if installed(sys) || os.Geteuid() == 0 {
 		return sys, nil
 	}
 	return svc, nil

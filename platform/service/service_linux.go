@@ -235,10 +235,21 @@ func (s *Service) Status() (Status, error) {
 	return st, nil
 }
 
+// systemdExits name the exit statuses systemd itself gives a service it
+// could not start, for those a user can act on.
+var systemdExits = map[string]string{
+	"200": "CHDIR: systemd could not enter the working directory",
+	"203": "EXEC: systemd could not run the binary; was it moved or removed?",
+	"217": "USER: the service's user does not exist",
+}
+
 // lastExit describes how the daemon last ended, from the unit's
 // ExecMainCode (a CLD_* code) and ExecMainStatus.
 func lastExit(p map[string]string) string {
 	how := "exit status " + p["ExecMainStatus"]
+	if name, ok := systemdExits[p["ExecMainStatus"]]; ok {
+		how += " " + name
+	}
 	switch p["ExecMainCode"] {
 	case "2":
 		how = "killed by signal " + p["ExecMainStatus"]

@@ -6,10 +6,10 @@ import (
 )
 
 // SystemdUnit renders the systemd unit of spec. Every word of ExecStart is
-// double-quoted with the unit format's escapes (`\\`, `\"`, `%%` for
-// specifiers, `$$` for variables), so a path with spaces, '%', '$' or '\'
-// reaches the daemon unchanged; characters the format cannot carry at all
-// are refused with ErrInvalid.
+// double-quoted with the unit format's escapes, so that spaces, '%' and '$'
+// reach the daemon unchanged; what systemd cannot carry (quotes and '\' in
+// the executable's path, control characters anywhere) is refused with
+// ErrInvalid.
 func SystemdUnit(spec Spec) (string, error) {
 	if err := spec.validate(); err != nil {
 		return "", err
@@ -17,10 +17,12 @@ func SystemdUnit(spec Spec) (string, error) {
 	if spec.Scope == System && spec.UserName == "" {
 		return "", fmt.Errorf("%w: a system service needs the user it runs as", ErrInvalid)
 	}
-	words := append([]string{spec.Executable}, spec.Args()...)
-	quoted := make([]string, len(words))
-	for i, w := range words {
-		quoted[i] = systemdQuote(w)
+	if strings.ContainsAny(spec.Executable, `"'\`) {
+		return "", fmt.Errorf("%w: systemd cannot run an executable whose path contains quotes or '\\': %s; move paddock to another directory", ErrInvalid, spec.Executable)
+	}
+	quoted := []string{`"` + systemdSpecifiers(spec.Executable) + `"`}
+	for _, a := range spec.Args() {
+		quoted = append(quoted, systemdQuote(a))
 	}
 
 	var b strings.Builder
@@ -61,7 +63,9 @@ KillMode=process
 	return b.String(), nil
 }
 
-// systemdQuote quotes one word of a command line in a unit file.
+// systemdQuote quotes an argument of a command line in a unit file. (The
+// executable's path takes no escapes but '%%': systemd expands no
+// variables in it and refuses quotes and backslashes there.)
 func systemdQuote(w string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, `%`, `%%`, `$`, `$$`)
 	return `"` + r.Replace(w) + `"`

@@ -45,11 +45,11 @@ func TestSystemdUnitSystemScope(t *testing.T) {
 }
 
 func TestSystemdUnitEscapesPaths(t *testing.T) {
-	unit, err := SystemdUnit(Spec{Executable: `/opt/my apps/100% "pad"\dock$HOME/paddock`})
+	unit, err := SystemdUnit(Spec{Executable: `/opt/my apps/100% $HOME/paddock`, Listen: `unix:///a b/"x"\%$y`})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `ExecStart="/opt/my apps/100%% \"pad\"\\dock$$HOME/paddock" "--instance"`
+	want := `ExecStart="/opt/my apps/100%% $HOME/paddock" "--instance" "default" "serve" "--listen" "unix:///a b/\"x\"\\%%$$y"` + "\n"
 	if !strings.Contains(unit, want) {
 		t.Errorf("unit lacks %s:\n%s", want, unit)
 	}
@@ -62,6 +62,8 @@ func TestSystemdUnitRefuses(t *testing.T) {
 		"invalid UTF-8":        {Executable: "/opt/\xff/paddock"},
 		"tab in listen":        {Executable: "/usr/bin/paddock", Listen: "tcp://\t"},
 		"odd system user name": {Scope: System, UserName: "al ice", Executable: "/usr/bin/paddock"},
+		"backslash in path":    {Executable: `/opt/a\b/paddock`},
+		"quote in path":        {Executable: `/opt/a"b/paddock`},
 	} {
 		if _, err := SystemdUnit(spec); !errors.Is(err, ErrInvalid) {
 			t.Errorf("%s: err = %v, want ErrInvalid", name, err)
