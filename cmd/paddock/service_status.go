@@ -52,6 +52,9 @@ The exit code is 0 whenever the status could be found, whatever it is; use
 -o json in scripts.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if output != "text" && output != "json" {
+				return usageError("unknown output format %q: use text or json", output)
+			}
 			svc, err := t.open(cmd)
 			if err != nil {
 				return err
@@ -60,16 +63,13 @@ The exit code is 0 whenever the status could be found, whatever it is; use
 			if err != nil {
 				return err
 			}
-			switch output {
-			case "json":
+			if output == "json" {
 				enc := json.NewEncoder(c.stdout)
 				enc.SetIndent("", "  ")
 				return enc.Encode(r)
-			case "text", "":
-				fmt.Fprintln(c.stdout, r)
-				return nil
 			}
-			return usageError("unknown output format %q: use text or json", output)
+			fmt.Fprintln(c.stdout, r)
+			return nil
 		},
 	}
 	t.addFlags(cmd)

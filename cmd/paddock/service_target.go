@@ -41,8 +41,9 @@ func (t *serviceTarget) spec(cmd *cobra.Command) (service.Spec, error) {
 }
 
 // open returns the selected service. Without --system it is the user's,
-// unless only a system service of the instance is installed, or none is
-// and the caller is root, who has no user services in practice.
+// unless only a system service of the instance is installed that runs as
+// the caller (or the caller is root), or none is installed and the caller
+// is root, who has no user services in practice.
 func (t *serviceTarget) open(cmd *cobra.Command) (*service.Service, error) {
 	spec, err := t.spec(cmd)
 	if err != nil {
@@ -60,8 +61,13 @@ func (t *serviceTarget) open(cmd *cobra.Command) (*service.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	if installed(sys) || os.Geteuid() == 0 {
+	if os.Geteuid() == 0 {
 		return sys, nil
+	}
+	if installed(sys) {
+		if st, err := sys.Status(); err == nil && st.User == currentUserName() {
+			return sys, nil
+		}
 	}
 	return svc, nil
 }

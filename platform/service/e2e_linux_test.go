@@ -1,11 +1,13 @@
 package service_test
 
 import (
+	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -76,7 +78,7 @@ func TestServiceUnderSystemd(t *testing.T) {
 		s := &scenario{t: t, c: c, as: c.Command, bin: dir + "/paddock", instance: "gone"}
 		s.must("service", "install", "--system", "--user", owner.Name)
 		c.Run("rm", dir+"/paddock")
-		out, code := s.paddockIn(paddock, "service", "start", "--timeout", "8s")
+		out, code := s.paddockIn(paddock, "service", "start", "--timeout", "4s")
 		if code == 0 || !strings.Contains(out, "exit status 203") {
 			t.Errorf("start of a unit whose binary is gone: exit %d, output:\n%s\nwant a failure naming exit status 203 (EXEC)", code, out)
 		}
@@ -214,6 +216,83 @@ func (s *scenario) waitRestarted(old string, within time.Duration) string {
 	}
 }
 
+// follower is a running `paddock service logs -f`.
+type follower struct {
+	s   *scenario
+	cmd *exec.Cmd
+	pid string // inside the container
+	mu  sync.Mutex
+	out strings.Builder
+}
+
+// followLogs starts `paddock service logs -f`.
+func (s *scenario) followLogs() *follower {
+	s.t.Helper()
+	f := &follower{s: s, cmd: s.as("sh", "-c", `echo $$; exec "$0" service logs -f --lines 1`, s.bin)}
+	pipe, err := f.cmd.StdoutPipe()
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	f.cmd.Stderr = f.cmd.Stdout
+	if err := f.cmd.Start(); err != nil {
+		s.t.Fatal(err)
+	}
+	r := bufio.NewReader(pipe)
+	line, err := r.ReadString('\n')
+	if err != nil {
+		s.t.Fatalf("logs -f: %v", err)
+	}
+	f.pid = strings.TrimSpace(line)
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := r.Read(buf)
+			f.mu.Lock()
+			f.out.Write(buf[:n])
+			f.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	s.t.Cleanup(func() {
+		if f.cmd.ProcessState == nil { // a failed test left it running
+			_ = s.c.Command("kill", "-KILL", f.pid).Run()
+			_ = f.cmd.Wait()
+		}
+	})
+	// journalctl prints the last line at once: from then on it follows.
+	f.waitFor("\n")
+	return f
+}
+
+// waitFor waits until the followed log shows want.
+func (f *follower) waitFor(want string) {
+	f.s.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		f.mu.Lock()
+		out := f.out.String()
+		f.mu.Unlock()
+		if strings.Contains(out, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			f.s.t.Fatalf("paddock service logs -f did not show %q within 15s:\n%s", want, out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// interrupt stops the follower as Ctrl+C would; it must exit 0.
+func (f *follower) interrupt() {
+	f.s.t.Helper()
+	f.s.c.Run("kill", "-INT", f.pid)
+	if err := f.cmd.Wait(); err != nil {
+		f.s.t.Errorf("paddock service logs -f after an interrupt: %v", err)
+	}
+}
+
 func (s *scenario) lifecycle() {
 	t := s.t
 	s.mustContain(": not installed", append([]string{"service", "status"}, s.statusAt...)...)
@@ -240,9 +319,13 @@ func (s *scenario) lifecycle() {
 	t.Logf("start until the API is ready: %v", time.Since(start).Round(time.Millisecond))
 	pid := s.mustMatch(runningRE, "service", "status")
 
+	logs := s.followLogs()
+
 	start = time.Now()
 	s.mustContain(": stopped", "service", "stop")
 	t.Logf("stop: %v", time.Since(start).Round(time.Millisecond))
+	logs.waitFor("shutdown complete")
+	logs.interrupt()
 	if got := s.property("Result") + " " + s.property("ExecMainStatus"); got != "success 0" {
 		t.Errorf("after stop, Result and ExecMainStatus are %q, want a clean exit", got)
 	}
