@@ -83,6 +83,7 @@ starts the daemon when it is not running.`,
 	})
 
 	root.AddCommand(
+		newServeCmd(c),
 		newVersionCmd(c),
 		newServiceCmd(c),
 	)

@@ -1,0 +1,263 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"paddock.dev/paddock/api/wire"
+	"paddock.dev/paddock/core/buildinfo"
+	"paddock.dev/paddock/core/resource"
+)
+
+// Client talks to one daemon.
+type Client struct {
+	http     *http.Client
+	base     string
+	token    string
+	endpoint string // for messages: the socket path or address
+}
+
+// NewUnix returns a client of the daemon listening on the Unix socket at path.
+func NewUnix(path string) *Client {
+	dialer := &net.Dialer{Timeout: 5 * time.Second}
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return dialer.DialContext(ctx, "unix", path)
+		},
+		MaxIdleConnsPerHost: 16,
+	}
+	return &Client{http: &http.Client{Transport: tr}, base: "http://paddock", endpoint: path}
+}
+
+// NewTCP returns a client of the daemon at a loopback address, sending token.
+func NewTCP(addr, token string) *Client {
+	return &Client{http: &http.Client{}, base: "http://" + addr, token: token, endpoint: addr}
+}
+
+// Endpoint names where the daemon is expected, for messages.
+func (c *Client) Endpoint() string { return c.endpoint }
+
+// ErrUnreachable wraps every failure to reach the daemon at all.
+var ErrUnreachable = errors.New("cannot reach the paddock daemon")
+
+// ListOptions select what List and Watch return.
+type ListOptions struct {
+	LabelSelector string
+	FieldSelector string
+}
+
+func (o ListOptions) query() url.Values {
+	q := url.Values{}
+	if o.LabelSelector != "" {
+		q.Set("labelSelector", o.LabelSelector)
+	}
+	if o.FieldSelector != "" {
+		q.Set("fieldSelector", o.FieldSelector)
+	}
+	return q
+}
+
+// Ready returns nil once the daemon answers /readyz.
+func (c *Client) Ready(ctx context.Context) error {
+	return c.do(ctx, http.MethodGet, "/readyz", "", nil, nil)
+}
+
+// Version returns the daemon's build information.
+func (c *Client) Version(ctx context.Context) (buildinfo.Info, error) {
+	var info buildinfo.Info
+	err := c.do(ctx, http.MethodGet, "/version", "", nil, &info)
+	return info, err
+}
+
+// Get reads one object.
+func (c *Client) Get(ctx context.Context, k *resource.Kind, ns, name string) (resource.Object, error) {
+	obj := resource.NewObject(k)
+	return obj, c.do(ctx, http.MethodGet, wire.ObjectPath(k, ns, name), "", nil, obj)
+}
+
+// List reads the objects of kind k in namespace ns (all when empty) and
+// the revision the list is current at. For the App it is the one App, or
+// none.
+func (c *Client) List(ctx context.Context, k *resource.Kind, ns string, opts ListOptions) ([]resource.Object, string, error) {
+	if !k.Namespaced {
+		obj, err := c.Get(ctx, k, "", resource.AppName)
+		if resource.IsNotFound(err) {
+			return nil, "", nil
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		return []resource.Object{obj}, obj.GetMeta().ResourceVersion, nil
+	}
+	var list wire.RawList
+	path := wire.CollectionPath(k, ns)
+	if q := opts.query().Encode(); q != "" {
+		path += "?" + q
+	}
+	if err := c.do(ctx, http.MethodGet, path, "", nil, &list); err != nil {
+		return nil, "", err
+	}
+	out := make([]resource.Object, len(list.Items))
+	for i, raw := range list.Items {
+		out[i] = resource.NewObject(k)
+		if err := json.Unmarshal(raw, out[i]); err != nil {
+			return nil, "", fmt.Errorf("decode %s: %w", k.Name, err)
+		}
+	}
+	return out, list.Metadata.ResourceVersion, nil
+}
+
+// Create creates obj in its namespace.
+func (c *Client) Create(ctx context.Context, obj resource.Object) (resource.Object, error) {
+	k, ns, _, err := parts(obj)
+	if err != nil {
+		return nil, err
+	}
+	out := resource.NewObject(k)
+	return out, c.do(ctx, http.MethodPost, wire.CollectionPath(k, ns), "application/json", obj, out)
+}
+
+// Update replaces obj's metadata and spec; a resourceVersion in it is a
+// precondition.
+func (c *Client) Update(ctx context.Context, obj resource.Object) (resource.Object, error) {
+	return c.put(ctx, obj, "")
+}
+
+// UpdateStatus replaces obj's status.
+func (c *Client) UpdateStatus(ctx context.Context, obj resource.Object) (resource.Object, error) {
+	return c.put(ctx, obj, "/status")
+}
+
+func (c *Client) put(ctx context.Context, obj resource.Object, sub string) (resource.Object, error) {
+	k, ns, name, err := parts(obj)
+	if err != nil {
+		return nil, err
+	}
+	out := resource.NewObject(k)
+	return out, c.do(ctx, http.MethodPut, wire.ObjectPath(k, ns, name)+sub, "application/json", obj, out)
+}
+
+// Patch applies a JSON merge patch to an object, or to its status.
+func (c *Client) Patch(ctx context.Context, k *resource.Kind, ns, name string, patch []byte, status bool) (resource.Object, error) {
+	path := wire.ObjectPath(k, ns, name)
+	if status {
+		path += "/status"
+	}
+	out := resource.NewObject(k)
+	return out, c.do(ctx, http.MethodPatch, path, wire.MergePatchType, json.RawMessage(patch), out)
+}
+
+// Delete deletes an object and returns its last state: still there,
+// Terminating, while finalizers remain.
+func (c *Client) Delete(ctx context.Context, k *resource.Kind, ns, name string) (resource.Object, error) {
+	out := resource.NewObject(k)
+	return out, c.do(ctx, http.MethodDelete, wire.ObjectPath(k, ns, name), "", nil, out)
+}
+
+func parts(obj resource.Object) (*resource.Kind, string, string, error) {
+	k, ok := resource.KindOf(obj.GetTypeMeta().Kind)
+	if !ok {
+		return nil, "", "", fmt.Errorf("unknown kind %q", obj.GetTypeMeta().Kind)
+	}
+	m := obj.GetMeta()
+	ns := m.Namespace
+	if k.Namespaced && ns == "" {
+		ns = resource.DefaultNamespace
+	}
+	return k, ns, m.Name, nil
+}
+
+// do sends one request and decodes the answer into out, or the problem
+// into a *resource.Error.
+func (c *Client) do(ctx context.Context, method, path, contentType string, body, out any) error {
+	resp, err := c.send(ctx, method, path, contentType, body, "")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		return problemOf(resp)
+	}
+	if out == nil {
+		_, err := io.Copy(io.Discard, resp.Body)
+		return err
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("decode the daemon's answer to %s %s: %w", method, path, err)
+	}
+	return nil
+}
+
+func (c *Client) send(ctx context.Context, method, path, contentType string, body any, accept string) (*http.Response, error) {
+	var r io.Reader
+	if body != nil {
+		data, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		r = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, r)
+	if err != nil {
+		return nil, err
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("%w at %s: %v", ErrUnreachable, c.endpoint, unwrapURLError(err))
+	}
+	return resp, nil
+}
+
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// problemOf reads an error answer.
+func problemOf(resp *http.Response) error {
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	var p wire.Problem
+	if err := json.Unmarshal(data, &p); err == nil && p.Reason != "" {
+		return p.Error()
+	}
+	msg := strings.TrimSpace(string(data))
+	if msg == "" {
+		msg = resp.Status
+	}
+	return &resource.Error{Reason: reasonOfStatus(resp.StatusCode), Message: msg}
+}
+
+func reasonOfStatus(code int) resource.Reason {
+	for _, r := range []resource.Reason{resource.ReasonNotFound, resource.ReasonConflict, resource.ReasonInvalid,
+		resource.ReasonForbidden, resource.ReasonGone, resource.ReasonTimeout, resource.ReasonBadRequest,
+		resource.ReasonUnauthorized, resource.ReasonUnsupported, resource.ReasonTooLarge} {
+		if r.HTTPStatus() == code {
+			return r
+		}
+	}
+	return resource.ReasonInternal
+}

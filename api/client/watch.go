@@ -1,0 +1,89 @@
+package client
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"paddock.dev/paddock/api/wire"
+	"paddock.dev/paddock/core/resource"
+)
+
+// Event is one change a watch reports. Object is nil for a BOOKMARK, which
+// only says the watch has caught up to Revision.
+type Event struct {
+	Type     string
+	Revision string
+	Object   resource.Object
+}
+
+// Watch is an open stream of changes.
+type Watch struct {
+	body    io.ReadCloser
+	scanner *bufio.Scanner
+	kind    *resource.Kind
+}
+
+// Watch follows changes of kind k in namespace ns (all when empty) after
+// revision from; with from empty it starts with an ADDED event for every
+// current object, then a BOOKMARK. Close it when done.
+func (c *Client) Watch(ctx context.Context, k *resource.Kind, ns string, opts ListOptions, from string) (*Watch, error) {
+	q := opts.query()
+	q.Set("watch", "true")
+	if from != "" {
+		q.Set("resourceVersion", from)
+	}
+	resp, err := c.send(ctx, "GET", wire.CollectionPath(k, ns)+"?"+q.Encode(), "", nil, wire.EventStreamType)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 300 {
+		defer resp.Body.Close()
+		return nil, problemOf(resp)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	return &Watch{body: resp.Body, scanner: sc, kind: k}, nil
+}
+
+// Next returns the next event. It fails with io.EOF when the daemon ends
+// the stream; resume with a new Watch from the last revision seen.
+func (w *Watch) Next() (Event, error) {
+	var ev Event
+	var data string
+	for w.scanner.Scan() {
+		line := w.scanner.Text()
+		switch {
+		case line == "":
+			if data == "" {
+				continue
+			}
+			var msg wire.WatchEvent
+			if err := json.Unmarshal([]byte(data), &msg); err != nil {
+				return Event{}, fmt.Errorf("decode watch event: %w", err)
+			}
+			ev.Type = msg.Type
+			if msg.Type != "BOOKMARK" {
+				ev.Object = resource.NewObject(w.kind)
+				if err := json.Unmarshal(msg.Object, ev.Object); err != nil {
+					return Event{}, fmt.Errorf("decode watch event: %w", err)
+				}
+			}
+			return ev, nil
+		case strings.HasPrefix(line, "id:"):
+			ev.Revision = strings.TrimSpace(strings.TrimPrefix(line, "id:"))
+		case strings.HasPrefix(line, "data:"):
+			data += strings.TrimSpace(strings.TrimPrefix(line, "data:"))
+		}
+	}
+	if err := w.scanner.Err(); err != nil {
+		return Event{}, err
+	}
+	return Event{}, io.EOF
+}
+
+// Close ends the watch.
+func (w *Watch) Close() error { return w.body.Close() }

@@ -1,0 +1,126 @@
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"reflect"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humachi"
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"paddock.dev/paddock/core/buildinfo"
+	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/core/store"
+)
+
+// maxBodyBytes bounds a request body: a ConfigMap's 1 MiB of data and its
+// envelope.
+const maxBodyBytes = 2 << 20
+
+// Config configures a Server.
+type Config struct {
+	Store  store.Store
+	Logger *slog.Logger
+	// Ready reports why the daemon cannot serve yet, or nil once it can.
+	Ready func() error
+}
+
+// Server serves the REST API.
+type Server struct {
+	store  store.Store
+	log    *slog.Logger
+	ready  func() error
+	router chi.Router
+	api    huma.API
+}
+
+// New returns a server over cfg.Store.
+func New(cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Ready == nil {
+		cfg.Ready = func() error { return nil }
+	}
+	router := chi.NewMux()
+	router.Use(middleware.Recoverer)
+
+	hc := huma.DefaultConfig("Paddock API", resource.APIVersion)
+	hc.Info.Description = "Desired state for Paddock's App, VMs and ConfigMaps. " +
+		"Errors are application/problem+json with a machine-readable reason."
+	hc.OpenAPIPath = "/openapi"
+	hc.DocsPath = ""
+	hc.SchemasPath = ""
+	hc.CreateHooks = nil // no $schema links in bodies: objects are what they say
+	if r, ok := hc.Components.Schemas.(interface {
+		RegisterTypeAlias(t, alias reflect.Type)
+	}); ok {
+		r.RegisterTypeAlias(reflect.TypeFor[metav1.Time](), reflect.TypeFor[time.Time]())
+	}
+	s := &Server{store: cfg.Store, log: cfg.Logger, ready: cfg.Ready, router: router}
+	s.api = humachi.New(router, hc)
+
+	s.registerHealth()
+	for _, k := range resource.Kinds() {
+		switch k {
+		case resource.KindApp:
+			registerObject[*resource.App](s, k)
+		case resource.KindVM:
+			registerObject[*resource.VM](s, k)
+		case resource.KindConfigMap:
+			registerObject[*resource.ConfigMap](s, k)
+		}
+	}
+	return s
+}
+
+// Handler returns the HTTP handler of the API.
+func (s *Server) Handler() http.Handler { return s.router }
+
+// OpenAPI returns the API's OpenAPI document.
+func (s *Server) OpenAPI() *huma.OpenAPI { return s.api.OpenAPI() }
+
+type healthOutput struct {
+	Body struct {
+		Status string `json:"status" example:"ok"`
+	}
+}
+
+type versionOutput struct {
+	Body buildinfo.Info
+}
+
+func (s *Server) registerHealth() {
+	huma.Register(s.api, huma.Operation{
+		OperationID: "healthz", Method: http.MethodGet, Path: "/healthz", Tags: []string{"health"},
+		Summary: "Liveness: the daemon answers",
+	}, func(ctx context.Context, _ *struct{}) (*healthOutput, error) {
+		out := &healthOutput{}
+		out.Body.Status = "ok"
+		return out, nil
+	})
+	huma.Register(s.api, huma.Operation{
+		OperationID: "readyz", Method: http.MethodGet, Path: "/readyz", Tags: []string{"health"},
+		Summary: "Readiness: the store is open and the controllers run", Errors: []int{http.StatusServiceUnavailable},
+	}, func(ctx context.Context, _ *struct{}) (*healthOutput, error) {
+		if err := s.ready(); err != nil {
+			p := newProblem(resource.ReasonInternal, "not ready: "+err.Error())
+			p.Status, p.Title = http.StatusServiceUnavailable, http.StatusText(http.StatusServiceUnavailable)
+			return nil, p
+		}
+		out := &healthOutput{}
+		out.Body.Status = "ok"
+		return out, nil
+	})
+	huma.Register(s.api, huma.Operation{
+		OperationID: "version", Method: http.MethodGet, Path: "/version", Tags: []string{"health"},
+		Summary: "Version of the daemon",
+	}, func(ctx context.Context, _ *struct{}) (*versionOutput, error) {
+		return &versionOutput{Body: buildinfo.Get()}, nil
+	})
+}

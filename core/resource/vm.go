@@ -1,0 +1,90 @@
+package resource
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Condition types of a VM and their reasons.
+const (
+	VMCreated = "Created"
+	VMRunning = "Running"
+
+	ReasonPending      = "Pending"
+	ReasonCreated      = "Created"
+	ReasonCreateFailed = "CreateFailed"
+	ReasonReconciling  = "Reconciling"
+	ReasonStarting     = "Starting"
+	ReasonStarted      = "Started"
+	ReasonStopped      = "Stopped"
+	ReasonStartFailed  = "StartFailed"
+	ReasonStopFailed   = "StopFailed"
+)
+
+// LabelVM marks an object that belongs to the VM it names.
+const LabelVM = Group + "/vm"
+
+// maxVMName bounds VM names: they become Lima instance names, and Lima puts
+// them into socket paths, which are length-limited.
+const maxVMName = 32
+
+// TemplateKey is the ConfigMap data key that holds a Lima template.
+const TemplateKey = "template"
+
+// TemplateName is the name of the ConfigMap that holds the validated copy
+// of vm's template. It is the one place that naming rule lives.
+func TemplateName(vm string) string { return vm + "-template" }
+
+// VM is a Linux virtual machine made from a Lima template.
+type VM struct {
+	TypeMeta
+	Metadata ObjectMeta `json:"metadata"`
+	Spec     VMSpec     `json:"spec,omitempty"`
+	Status   VMStatus   `json:"status,omitempty"`
+}
+
+// VMSpec is what the user asks of a VM.
+type VMSpec struct {
+	Running     bool           `json:"running,omitempty" doc:"Whether the VM should run."`
+	TemplateRef string         `json:"templateRef,omitempty" doc:"Name of a ConfigMap in the VM's namespace whose 'template' key holds a complete lima.yaml."`
+	Params      map[string]any `json:"params,omitempty" doc:"Fields merged over the template, in lima.yaml's structure."`
+}
+
+// VMStatus is what the VM's controller reports.
+type VMStatus struct {
+	TemplateConfigMap               string             `json:"templateConfigMap,omitempty" doc:"The ConfigMap holding the VM's own validated copy of its template."`
+	ObservedTemplateResourceVersion string             `json:"observedTemplateResourceVersion,omitempty" doc:"Revision of the template copy the VM last started with."`
+	RestartNeeded                   bool               `json:"restartNeeded,omitempty"`
+	RestartCount                    int                `json:"restartCount,omitempty" doc:"Goes up by one each time Running becomes True."`
+	Accelerator                     string             `json:"accelerator,omitempty" doc:"How the VM's CPU runs: kvm, hvf, tcg (emulation; slow) or another driver's name."`
+	Conditions                      []metav1.Condition `json:"conditions,omitempty"`
+}
+
+func (v *VM) GetTypeMeta() *TypeMeta { return &v.TypeMeta }
+func (v *VM) GetMeta() *ObjectMeta   { return &v.Metadata }
+
+// KindVM describes the VM kind.
+var KindVM = &Kind{
+	Name:       "VM",
+	Plural:     "vms",
+	Namespaced: true,
+	LabelNames: true,
+	SpecField:  "spec",
+	HasStatus:  true,
+	New:        func() Object { return &VM{} },
+	Default:    func(Object) {},
+	Validate: func(obj, old Object) []FieldError {
+		v := obj.(*VM)
+		var errs []FieldError
+		if len(v.Metadata.Name) > maxVMName {
+			errs = append(errs, FieldError{"metadata.name", "must be at most 32 characters: it becomes part of socket paths"})
+		}
+		if v.Spec.TemplateRef == "" {
+			errs = append(errs, FieldError{"spec.templateRef", "is required: name a ConfigMap whose 'template' key holds a lima.yaml"})
+		} else {
+			errs = append(errs, validateDNSSubdomain("spec.templateRef", v.Spec.TemplateRef)...)
+		}
+		return errs
+	},
+}
+
+func init() { register(KindVM) }

@@ -1,0 +1,247 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/glebarez/sqlite"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+	gormlogger "gorm.io/gorm/logger"
+
+	"paddock.dev/paddock/core/resource"
+)
+
+// DefaultEventRetention is how many events the log keeps for watches to
+// resume from.
+const DefaultEventRetention = 10000
+
+// pruneEvery is how many writes pass between trims of the event log.
+const pruneEvery = 256
+
+// objectRow is an object as the database holds it.
+type objectRow struct {
+	Kind      string `gorm:"primaryKey;size:64"`
+	Namespace string `gorm:"primaryKey;size:253"`
+	Name      string `gorm:"primaryKey;size:253"`
+	Revision  int64  `gorm:"not null"`
+	Body      []byte `gorm:"not null"`
+}
+
+func (objectRow) TableName() string { return "objects" }
+
+// eventRow is one entry of the event log; its revision is the store's
+// global revision at that write.
+type eventRow struct {
+	Revision  int64  `gorm:"primaryKey;autoIncrement:false"`
+	Type      string `gorm:"size:16;not null"`
+	Kind      string `gorm:"size:64;not null"`
+	Namespace string `gorm:"size:253;not null"`
+	Name      string `gorm:"size:253;not null"`
+	Body      []byte `gorm:"not null"`
+}
+
+func (eventRow) TableName() string { return "events" }
+
+// Config opens a store.
+type Config struct {
+	// Dialector is the gorm database to use, such as SQLite(path).
+	Dialector gorm.Dialector
+	// EventRetention is how many events watches can resume from;
+	// DefaultEventRetention when zero.
+	EventRetention int64
+	Logger         *slog.Logger
+}
+
+// SQLite returns the dialector for the SQLite database file at path, in WAL
+// mode, through a driver that needs no cgo. Commits are durable across a
+// crash of the daemon; a power loss may lose the last commits but never
+// leaves the file damaged.
+func SQLite(path string) gorm.Dialector {
+	return sqlite.Open(path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)")
+}
+
+// DB is the gorm implementation of Store.
+type DB struct {
+	db        *gorm.DB
+	retention int64
+	log       *slog.Logger
+
+	// mu serialises writes, and watch set-up against them, so that the
+	// revision, the index and the event fan-out move in one order.
+	mu     sync.Mutex
+	rev    atomic.Int64
+	oldest int64 // lowest revision still in the event log
+	// imu guards index against readers; only writers holding mu change it.
+	imu    sync.RWMutex
+	index  *index
+	hub    *hub
+	closed bool
+}
+
+var _ Store = (*DB)(nil)
+
+// Open opens the database, migrates its schema and loads every object.
+func Open(ctx context.Context, cfg Config) (*DB, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.EventRetention <= 0 {
+		cfg.EventRetention = DefaultEventRetention
+	}
+	gdb, err := gorm.Open(cfg.Dialector, &gorm.Config{
+		Logger:                 gormlogger.NewSlogLogger(cfg.Logger, gormlogger.Config{LogLevel: gormlogger.Warn, SlowThreshold: 500 * time.Millisecond, IgnoreRecordNotFoundError: true}),
+		SkipDefaultTransaction: true,
+		PrepareStmt:            true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	s := &DB{db: gdb, retention: cfg.EventRetention, log: cfg.Logger, index: newIndex(), hub: newHub()}
+	if sqlDB, err := gdb.DB(); err == nil && gdb.Dialector.Name() == "sqlite" {
+		// One connection: SQLite has one writer anyway, and reads are
+		// served from memory.
+		sqlDB.SetMaxOpenConns(1)
+	}
+	if err := s.load(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *DB) load(ctx context.Context) error {
+	db := s.db.WithContext(ctx)
+	if err := db.AutoMigrate(&objectRow{}, &eventRow{}); err != nil {
+		return fmt.Errorf("migrate database schema: %w", err)
+	}
+	var bounds struct{ Min, Max int64 }
+	if err := db.Model(&eventRow{}).Select("COALESCE(MIN(revision), 0) AS min, COALESCE(MAX(revision), 0) AS max").Scan(&bounds).Error; err != nil {
+		return fmt.Errorf("read revision: %w", err)
+	}
+	s.rev.Store(bounds.Max)
+	s.oldest = bounds.Min
+	if s.oldest == 0 {
+		s.oldest = bounds.Max + 1
+	}
+	var rows []objectRow
+	if err := db.Find(&rows).Error; err != nil {
+		return fmt.Errorf("load objects: %w", err)
+	}
+	for _, r := range rows {
+		k, ok := resource.KindOf(r.Kind)
+		if !ok {
+			return fmt.Errorf("database holds objects of unknown kind %q", r.Kind)
+		}
+		obj, err := decode(k, r.Body)
+		if err != nil {
+			return fmt.Errorf("load %s/%s/%s: %w", r.Kind, r.Namespace, r.Name, err)
+		}
+		s.index.put(entryOf(obj, r.Body))
+	}
+	return nil
+}
+
+// Revision returns the revision of the last committed write.
+func (s *DB) Revision() int64 { return s.rev.Load() }
+
+// Close ends every watch and closes the database.
+func (s *DB) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	s.hub.closeAll(ErrWatchClosed)
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return err
+	}
+	return sqlDB.Close()
+}
+
+// commit writes one change and its event in one transaction, then advances
+// the revision, updates the index and tells the watchers. The caller holds
+// s.mu. It returns the object as stored.
+func (s *DB) commit(ctx context.Context, typ EventType, k *resource.Kind, obj resource.Object) (resource.Object, error) {
+	if s.closed {
+		return nil, resource.Errorf(resource.ReasonInternal, "the store is closed")
+	}
+	rev := s.rev.Load() + 1
+	key := resource.KeyOf(obj)
+	obj.GetMeta().ResourceVersion = strconv.FormatInt(rev, 10)
+	raw, err := encode(obj)
+	if err != nil {
+		return nil, err
+	}
+	prune := rev%pruneEvery == 0 && rev-s.retention >= s.oldest
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		row := objectRow{Kind: key.Kind, Namespace: key.Namespace, Name: key.Name, Revision: rev, Body: raw}
+		var err error
+		if typ == Deleted {
+			err = tx.Delete(&row).Error
+		} else {
+			err = tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&row).Error
+		}
+		if err != nil {
+			return err
+		}
+		ev := eventRow{Revision: rev, Type: string(typ), Kind: key.Kind, Namespace: key.Namespace, Name: key.Name, Body: raw}
+		if err := tx.Create(&ev).Error; err != nil {
+			return err
+		}
+		if prune {
+			return tx.Where("revision <= ?", rev-s.retention).Delete(&eventRow{}).Error
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", key, err)
+	}
+	s.rev.Store(rev)
+	if prune {
+		s.oldest = rev - s.retention + 1
+	}
+	e := entryOf(obj, raw)
+	s.imu.Lock()
+	if typ == Deleted {
+		s.index.delete(key)
+	} else {
+		s.index.put(e)
+	}
+	s.imu.Unlock()
+	s.hub.publish(Event{Type: typ, Revision: rev, Key: key, Labels: e.labels, Object: raw})
+	return decode(k, raw)
+}
+
+func entryOf(obj resource.Object, raw []byte) *entry {
+	m := obj.GetMeta()
+	return &entry{key: resource.KeyOf(obj), uid: m.UID, resourceVersion: m.ResourceVersion, labels: m.Labels, raw: raw}
+}
+
+// kindOf returns the registered kind of obj.
+func kindOf(obj resource.Object) (*resource.Kind, error) {
+	name := obj.GetTypeMeta().Kind
+	k, ok := resource.KindOf(name)
+	if !ok {
+		return nil, resource.Errorf(resource.ReasonBadRequest, "unknown kind %q", name)
+	}
+	return k, nil
+}
+
+// checkVersion fails with Conflict when want is set and differs from the
+// stored resourceVersion.
+func checkVersion(key resource.Key, want, have string) error {
+	if want == "" || want == have {
+		return nil
+	}
+	return resource.Errorf(resource.ReasonConflict,
+		"%s was modified (its resourceVersion is %s, the request expected %s): read it again and retry",
+		resource.Describe(key), have, want)
+}

@@ -1,0 +1,396 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	"github.com/google/uuid"
+
+	"paddock.dev/paddock/core/resource"
+)
+
+// Get returns a copy of the stored object.
+func (s *DB) Get(_ context.Context, key resource.Key) (resource.Object, error) {
+	k, err := lookupKind(key.Kind)
+	if err != nil {
+		return nil, err
+	}
+	s.imu.RLock()
+	e := s.index.get(key)
+	s.imu.RUnlock()
+	if e == nil {
+		return nil, resource.NotFound(key)
+	}
+	return decode(k, e.raw)
+}
+
+// List returns copies of the objects opts select.
+func (s *DB) List(ctx context.Context, opts ListOptions) ([]resource.Object, int64, error) {
+	raws, rev, err := s.ListRaw(ctx, opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]resource.Object, len(raws))
+	for i, raw := range raws {
+		if out[i], err = decode(opts.Kind, raw); err != nil {
+			return nil, 0, err
+		}
+	}
+	return out, rev, nil
+}
+
+// ListRaw returns the JSON of the objects opts select.
+func (s *DB) ListRaw(_ context.Context, opts ListOptions) ([][]byte, int64, error) {
+	match := matcher(opts)
+	s.imu.RLock()
+	defer s.imu.RUnlock()
+	entries := s.index.list(match, opts.Kind.Name)
+	out := make([][]byte, len(entries))
+	for i, e := range entries {
+		out[i] = e.raw
+	}
+	return out, s.rev.Load(), nil
+}
+
+// Create stores a new object.
+func (s *DB) Create(ctx context.Context, obj resource.Object) (resource.Object, error) {
+	k, err := kindOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	if err := resource.DefaultAndValidate(k, obj, nil); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := resource.KeyOf(obj)
+	if s.index.get(key) != nil {
+		return nil, resource.Errorf(resource.ReasonAlreadyExists, "%s already exists", resource.Describe(key))
+	}
+	if k == resource.KindVM {
+		if same := s.index.byName(k.Name, key.Name); len(same) > 0 {
+			return nil, resource.Errorf(resource.ReasonAlreadyExists,
+				"a vm named %q already exists in namespace %q: VM names are unique across namespaces", key.Name, same[0].key.Namespace)
+		}
+	}
+	m := obj.GetMeta()
+	created := now()
+	m.UID = uuid.NewString()
+	m.Generation = 1
+	m.CreationTimestamp = &created
+	m.DeletionTimestamp = nil
+	if k.HasStatus {
+		// Status is the controllers' to write, through /status.
+		if obj, err = withField(k, obj, "status", nil); err != nil {
+			return nil, err
+		}
+	}
+	return s.commit(ctx, Added, k, obj)
+}
+
+// Update replaces metadata and spec of a stored object.
+func (s *DB) Update(ctx context.Context, obj resource.Object) (resource.Object, error) {
+	k, err := kindOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.update(ctx, k, obj)
+}
+
+func (s *DB) update(ctx context.Context, k *resource.Kind, obj resource.Object) (resource.Object, error) {
+	nm := obj.GetMeta()
+	if k.Namespaced && nm.Namespace == "" {
+		nm.Namespace = resource.DefaultNamespace
+	}
+	key := resource.KeyOf(obj)
+	e, old, err := s.current(k, key, nm.ResourceVersion)
+	if err != nil {
+		return nil, err
+	}
+	if err := resource.DefaultAndValidate(k, obj, old); err != nil {
+		return nil, err
+	}
+	om := old.GetMeta()
+	nm.UID, nm.CreationTimestamp, nm.DeletionTimestamp = om.UID, om.CreationTimestamp, om.DeletionTimestamp
+	nm.Generation, nm.ResourceVersion = om.Generation, om.ResourceVersion
+	if k.HasStatus {
+		status, err := field(e.raw, "status")
+		if err != nil {
+			return nil, err
+		}
+		if obj, err = withField(k, obj, "status", status); err != nil {
+			return nil, err
+		}
+		nm = obj.GetMeta()
+	}
+	raw, err := encode(obj)
+	if err != nil {
+		return nil, err
+	}
+	specChanged, err := fieldChanged(e.raw, raw, k.SpecField)
+	if err != nil {
+		return nil, err
+	}
+	if om.Terminating() {
+		if specChanged {
+			return nil, resource.Errorf(resource.ReasonForbidden,
+				"%s is being deleted: its %s can no longer change", resource.Describe(key), k.SpecField)
+		}
+		for _, f := range nm.Finalizers {
+			if !om.HasFinalizer(f) {
+				return nil, resource.Errorf(resource.ReasonForbidden,
+					"cannot add finalizer %q: %s is being deleted", f, resource.Describe(key))
+			}
+		}
+		if len(nm.Finalizers) == 0 {
+			return s.commit(ctx, Deleted, k, obj)
+		}
+	}
+	if bytes.Equal(raw, e.raw) {
+		return old, nil
+	}
+	if specChanged {
+		nm.Generation++
+	}
+	return s.commit(ctx, Modified, k, obj)
+}
+
+// UpdateStatus replaces the status of a stored object.
+func (s *DB) UpdateStatus(ctx context.Context, obj resource.Object) (resource.Object, error) {
+	k, err := kindOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.updateStatus(ctx, k, obj)
+}
+
+func (s *DB) updateStatus(ctx context.Context, k *resource.Kind, obj resource.Object) (resource.Object, error) {
+	if !k.HasStatus {
+		return nil, resource.Errorf(resource.ReasonBadRequest, "%s objects have no status", k.Singular())
+	}
+	nm := obj.GetMeta()
+	if k.Namespaced && nm.Namespace == "" {
+		nm.Namespace = resource.DefaultNamespace
+	}
+	key := resource.KeyOf(obj)
+	e, old, err := s.current(k, key, nm.ResourceVersion)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := encode(obj)
+	if err != nil {
+		return nil, err
+	}
+	status, err := field(raw, "status")
+	if err != nil {
+		return nil, err
+	}
+	updated, err := withField(k, old, "status", status)
+	if err != nil {
+		return nil, err
+	}
+	if raw, err = encode(updated); err != nil {
+		return nil, err
+	}
+	if bytes.Equal(raw, e.raw) {
+		return old, nil
+	}
+	return s.commit(ctx, Modified, k, updated)
+}
+
+// Patch applies a JSON merge patch to a stored object.
+func (s *DB) Patch(ctx context.Context, key resource.Key, patch []byte, status bool) (resource.Object, error) {
+	k, err := lookupKind(key.Kind)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.index.get(key)
+	if e == nil {
+		return nil, resource.NotFound(key)
+	}
+	merged, err := jsonpatch.MergePatch(e.raw, patch)
+	if err != nil {
+		return nil, resource.Errorf(resource.ReasonBadRequest, "the body is not a JSON merge patch (RFC 7386): %v", err)
+	}
+	obj, err := DecodeStrict(k, merged)
+	if err != nil {
+		return nil, err
+	}
+	if got := resource.KeyOf(obj); got != key {
+		return nil, resource.Invalid(key, []resource.FieldError{{Field: "metadata", Message: "kind, name and namespace cannot change"}})
+	}
+	if status {
+		return s.updateStatus(ctx, k, obj)
+	}
+	return s.update(ctx, k, obj)
+}
+
+// Delete deletes an object, or marks it Terminating while it has finalizers.
+func (s *DB) Delete(ctx context.Context, key resource.Key, opts DeleteOptions) (resource.Object, error) {
+	k, err := lookupKind(key.Kind)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, obj, err := s.current(k, key, opts.ResourceVersion)
+	if err != nil {
+		return nil, err
+	}
+	m := obj.GetMeta()
+	released := false
+	for _, f := range append([]string(nil), m.Finalizers...) {
+		ownerKind, ok := resource.OwnerKindOf(f)
+		if !ok {
+			continue
+		}
+		ref, hasRef := m.OwnerOfKind(ownerKind)
+		if hasRef && opts.Owner != nil && opts.Owner.UID == ref.UID {
+			continue
+		}
+		if hasRef && s.ownerExists(key.Namespace, ref) {
+			return nil, resource.Errorf(resource.ReasonForbidden,
+				"cannot delete %s %s: owned by %s %s; delete the %s instead", k.Singular(), key.Name, ownerKind, ref.Name, ownerKind)
+		}
+		// The owner is gone, so nothing would ever release this finalizer.
+		m.RemoveFinalizer(f)
+		released = true
+	}
+	switch {
+	case len(m.Finalizers) == 0:
+		return s.commit(ctx, Deleted, k, obj)
+	case m.Terminating() && !released:
+		return obj, nil
+	case !m.Terminating():
+		deleted := now()
+		m.DeletionTimestamp = &deleted
+	}
+	return s.commit(ctx, Modified, k, obj)
+}
+
+// current returns the stored entry for key and a decoded copy of it,
+// checking the resourceVersion precondition. The caller holds s.mu.
+func (s *DB) current(k *resource.Kind, key resource.Key, wantVersion string) (*entry, resource.Object, error) {
+	e := s.index.get(key)
+	if e == nil {
+		return nil, nil, resource.NotFound(key)
+	}
+	if err := checkVersion(key, wantVersion, e.resourceVersion); err != nil {
+		return nil, nil, err
+	}
+	obj, err := decode(k, e.raw)
+	return e, obj, err
+}
+
+// ownerExists reports whether the object ref names still exists with its
+// UID, in namespace ns when its kind is namespaced.
+func (s *DB) ownerExists(ns string, ref resource.OwnerReference) bool {
+	k, ok := resource.KindOf(ref.Kind)
+	if !ok {
+		return false
+	}
+	if !k.Namespaced {
+		ns = ""
+	}
+	e := s.index.get(resource.Key{Kind: ref.Kind, Namespace: ns, Name: ref.Name})
+	return e != nil && e.uid == ref.UID
+}
+
+// Watch starts a watch; it ends when ctx is done or Stop is called.
+func (s *DB) Watch(ctx context.Context, opts WatchOptions) (*Watcher, error) {
+	match := matcher(opts.ListOptions)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, resource.Errorf(resource.ReasonInternal, "the store is closed")
+	}
+	w := s.hub.newWatcher(match)
+	rev := s.rev.Load()
+	switch from := opts.ResourceVersion; {
+	case from == 0:
+		for _, e := range s.index.list(match, opts.Kind.Name) {
+			objRev, _ := strconv.ParseInt(e.resourceVersion, 10, 64)
+			w.push(Event{Type: Added, Revision: objRev, Key: e.key, Labels: e.labels, Object: e.raw})
+		}
+	case from > rev:
+		return nil, resource.Errorf(resource.ReasonGone,
+			"resourceVersion %d is newer than the store's revision %d: list again and watch from the list's resourceVersion", from, rev)
+	case from < s.oldest-1:
+		return nil, resource.Errorf(resource.ReasonGone,
+			"resourceVersion %d is too old to resume from (the oldest kept is %d): list again and watch from the list's resourceVersion", from, s.oldest-1)
+	default:
+		if err := s.replay(ctx, w, opts.Kind.Name, from); err != nil {
+			return nil, err
+		}
+	}
+	w.push(Event{Type: Bookmark, Revision: rev})
+	s.hub.add(w)
+	context.AfterFunc(ctx, w.Stop)
+	return w, nil
+}
+
+// replay queues every logged event of kind after revision from.
+func (s *DB) replay(ctx context.Context, w *Watcher, kind string, from int64) error {
+	var rows []eventRow
+	err := s.db.WithContext(ctx).Where("revision > ? AND kind = ?", from, kind).Order("revision").Find(&rows).Error
+	if err != nil {
+		return fmt.Errorf("read event log: %w", err)
+	}
+	for _, r := range rows {
+		var meta struct {
+			Metadata struct {
+				Labels map[string]string `json:"labels"`
+			} `json:"metadata"`
+		}
+		if err := json.Unmarshal(r.Body, &meta); err != nil {
+			return fmt.Errorf("read event %d: %w", r.Revision, err)
+		}
+		key := resource.Key{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
+		w.push(Event{Type: EventType(r.Type), Revision: r.Revision, Key: key, Labels: meta.Metadata.Labels, Object: r.Body})
+	}
+	return nil
+}
+
+func lookupKind(name string) (*resource.Kind, error) {
+	k, ok := resource.KindOf(name)
+	if !ok {
+		return nil, resource.Errorf(resource.ReasonBadRequest, "unknown kind %q", name)
+	}
+	return k, nil
+}
+
+// fieldChanged reports whether a top-level field differs between two
+// encodings; absent, null and {} count as the same empty value.
+func fieldChanged(oldRaw, newRaw []byte, name string) (bool, error) {
+	a, err := field(oldRaw, name)
+	if err != nil {
+		return false, err
+	}
+	b, err := field(newRaw, name)
+	if err != nil {
+		return false, err
+	}
+	return !bytes.Equal(normalizeEmpty(a), normalizeEmpty(b)), nil
+}
+
+func normalizeEmpty(v json.RawMessage) json.RawMessage {
+	switch string(v) {
+	case "", "null", "{}":
+		return nil
+	}
+	return v
+}
+
+// now is the time stamped on objects, in seconds, as Kubernetes does.
+func now() time.Time { return time.Now().UTC().Truncate(time.Second) }
