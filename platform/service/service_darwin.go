@@ -127,6 +127,9 @@ func (s *Service) control(action string, f func() error) error {
 	if !st.Installed() {
 		return s.notInstalled()
 	}
+	if action == "stop" && !st.Active() {
+		return nil // stopping a stopped service succeeds, as with systemctl
+	}
 	if err := f(); err != nil {
 		return fmt.Errorf("%s %s: %w", action, s.name, err)
 	}

@@ -182,6 +182,9 @@ func (s *Service) control(action string, f func() error) error {
 	if !st.Installed() {
 		return s.notInstalled()
 	}
+	if action == "stop" && !st.Active() {
+		return nil // stopping a stopped service succeeds, as with systemctl
+	}
 	if err := f(); err != nil {
 		args := []string{"status", "--no-pager", "--full", "--lines=20", s.unit()}
 		if s.spec.Scope == User {
