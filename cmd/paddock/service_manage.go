@@ -45,7 +45,7 @@ old one until "paddock service restart". Install does not start the service.`,
   paddock --instance dev service install --listen tcp://127.0.0.1:47610`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, err := t.spec(cmd)
+			spec, err := t.spec()
 			if err != nil {
 				return err
 			}

@@ -29,7 +29,7 @@ func (t *serviceTarget) addFlags(cmd *cobra.Command) {
 }
 
 // spec returns the spec of the selected instance and scope.
-func (t *serviceTarget) spec(cmd *cobra.Command) (service.Spec, error) {
+func (t *serviceTarget) spec() (service.Spec, error) {
 	if err := instance.ValidateName(t.c.instance); err != nil {
 		return service.Spec{}, withCode(exitUsage, err)
 	}
@@ -45,7 +45,7 @@ func (t *serviceTarget) spec(cmd *cobra.Command) (service.Spec, error) {
 // the caller (or the caller is root), or none is installed and the caller
 // is root, who has no user services in practice.
 func (t *serviceTarget) open(cmd *cobra.Command) (*service.Service, error) {
-	spec, err := t.spec(cmd)
+	spec, err := t.spec()
 	if err != nil {
 		return nil, err
 	}
