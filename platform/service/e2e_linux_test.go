@@ -69,6 +69,19 @@ func TestServiceUnderSystemd(t *testing.T) {
 			t.Error("a refused install left a unit")
 		}
 	})
+	t.Run("failed-install-leaves-nothing", func(t *testing.T) {
+		// root has no systemd user manager: a user-scope install fails
+		// with systemd's words and a hint, and leaves no unit behind.
+		s := &scenario{t: t, c: c, as: c.Command, bin: paddock}
+		out, code := s.paddock("service", "install")
+		if code != 1 || !strings.Contains(out, "Failed to connect to bus") || !strings.Contains(out, "loginctl enable-linger root") {
+			t.Errorf("user install without a user manager: exit %d\n%s\nwant exit 1 with systemctl's error and a hint", code, out)
+		}
+		if s.exists("/root/.config/systemd/user/paddock.service") {
+			t.Error("the failed install left its unit")
+		}
+		s.mustContain("paddock (system service): not installed", "service", "status")
+	})
 	t.Run("failure-reason", func(t *testing.T) {
 		// The unit's binary disappears after install: systemd cannot run
 		// it, and the user learns why from systemd's own exit status.

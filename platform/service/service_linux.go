@@ -110,11 +110,17 @@ func (s *Service) Install() (Result, error) {
 			return res, fmt.Errorf("write %s: %w", path, err)
 		}
 	}
-	if _, err := s.systemctl("daemon-reload"); err != nil {
-		return res, err
-	}
-	if _, err := s.systemctl("enable", s.unit()); err != nil {
-		return res, err
+	if err := s.enable(); err != nil {
+		// Put back what was there, so that a failed install leaves no
+		// unit that systemd never loaded (and a later command would find).
+		if res.Created {
+			os.Remove(path)
+		} else if res.Changed {
+			if werr := atomicfile.WriteFile(path, old, 0o644); werr != nil {
+				err = fmt.Errorf("%w; restoring the previous unit failed too: %v", err, werr)
+			}
+		}
+		return Result{}, err
 	}
 	st, err := s.Status()
 	if err != nil {
@@ -125,6 +131,16 @@ func (s *Service) Install() (Result, error) {
 		res.Note = "the service starts with your first login; to start it at boot, run: loginctl enable-linger " + currentUser()
 	}
 	return res, nil
+}
+
+// enable makes systemd load the unit as written and start it at boot or
+// login.
+func (s *Service) enable() error {
+	if _, err := s.systemctl("daemon-reload"); err != nil {
+		return err
+	}
+	_, err := s.systemctl("enable", s.unit())
+	return err
 }
 
 // Uninstall stops the service if it runs, disables it and removes the unit
@@ -193,7 +209,11 @@ func (s *Service) control(action string, f func() error) error {
 		// systemctl status exits non-zero for a unit that is not running;
 		// its output is what matters.
 		out, _ := exec.Command("systemctl", args...).CombinedOutput()
-		return fmt.Errorf("%s %s: %v; systemctl status says:\n%s", action, s.unit(), err, indent(string(out)))
+		err = fmt.Errorf("%s %s: %v; systemctl status says:\n%s", action, s.unit(), err, indent(string(out)))
+		if s.spec.Scope == System && os.Geteuid() != 0 {
+			err = fmt.Errorf("%w\ncontrolling a system service needs root unless polkit allows it: run it with sudo", err)
+		}
+		return err
 	}
 	return nil
 }
@@ -265,7 +285,7 @@ func lastExit(p map[string]string) string {
 // Logs writes the unit's journal to w, the last lines lines of it (all if
 // lines is 0), and with follow goes on until ctx ends.
 func (s *Service) Logs(ctx context.Context, w io.Writer, lines int, follow bool) error {
-	args := []string{"--no-pager", "--output=short-iso", "--unit=" + s.unit()}
+	args := []string{"--no-pager", "--quiet", "--output=short-iso", "--unit=" + s.unit()}
 	if s.spec.Scope == User {
 		args = append([]string{"--user"}, args...)
 	}
