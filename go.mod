@@ -10,6 +10,7 @@ require (
 	github.com/go-chi/chi/v5 v5.5.0
 	github.com/gofrs/flock v0.13.2
 	github.com/google/uuid v1.6.0
+	github.com/kardianos/service v1.3.0
 	github.com/spf13/cobra v1.10.2
 	golang.org/x/sys v0.49.0
 	gorm.io/gorm v1.31.2

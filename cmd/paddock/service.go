@@ -17,6 +17,7 @@ func newServiceCmd(c *cli) *cobra.Command {
 		RunE:  showHelp,
 	}
 	cmd.AddCommand(newServicePathsCmd(c))
+	cmd.AddCommand(serviceCommands(c)...)
 	return cmd
 }
 

@@ -1,0 +1,53 @@
+package service
+
+import (
+	"encoding/xml"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestLaunchdPlist(t *testing.T) {
+	spec := Spec{Scope: System, UserName: "alice", Executable: "/Applications/Pad & Dock/paddock", Instance: "dev",
+		LogFile: "/Users/alice/Library/Logs/Paddock/dev/service.log"}
+	plist, err := LaunchdPlist("dev.paddock.paddock-dev", spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The plist is well-formed XML and carries the arguments in order.
+	dec := xml.NewDecoder(strings.NewReader(plist))
+	var strs []string
+	inString := false
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("plist is not well-formed: %v\n%s", err, plist)
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			inString = tok.Name.Local == "string"
+		case xml.CharData:
+			if inString {
+				strs = append(strs, string(tok))
+			}
+		case xml.EndElement:
+			inString = false
+		}
+	}
+	want := []string{"dev.paddock.paddock-dev", "/Applications/Pad & Dock/paddock", "--instance", "dev", "serve", "alice", spec.LogFile, spec.LogFile}
+	if strings.Join(strs, "|") != strings.Join(want, "|") {
+		t.Errorf("plist strings = %q, want %q", strs, want)
+	}
+	for _, w := range []string{"<key>SuccessfulExit</key><false/>", "<key>RunAtLoad</key>"} {
+		if !strings.Contains(plist, w) {
+			t.Errorf("plist lacks %s", w)
+		}
+	}
+	if _, err := LaunchdPlist("x", Spec{Executable: "/a\x01b"}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("control character: err = %v, want ErrInvalid", err)
+	}
+}

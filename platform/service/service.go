@@ -1,0 +1,89 @@
+package service
+
+import (
+	"errors"
+	"fmt"
+
+	kservice "github.com/kardianos/service"
+)
+
+// ErrNotInstalled is returned by the operations that need an installed
+// service when there is none.
+var ErrNotInstalled = kservice.ErrNotInstalled
+
+// Service manages the service of one instance at one scope.
+type Service struct {
+	spec Spec
+	name string
+	k    kservice.Service
+}
+
+// Result says what Install did.
+type Result struct {
+	// Path is where the definition lives.
+	Path string
+	// Created is true when no definition existed before.
+	Created bool
+	// Changed is true when the definition was written: it was new or
+	// differed from what was installed.
+	Changed bool
+	// Active is true when the service runs; after a change it needs a
+	// restart to run the new definition.
+	Active bool
+	// Note is advice for the user, such as how to start the service at boot.
+	Note string
+}
+
+// New returns the service of spec.Instance at spec.Scope. The fields of
+// spec other than Instance and Scope matter only to Install (and, where the
+// manager keeps no journal, LogFile to Logs).
+func New(spec Spec) (*Service, error) {
+	name := Name(spec.Instance)
+	cfg := &kservice.Config{
+		Name:        name,
+		DisplayName: displayName(spec),
+		Description: spec.Description(),
+		Executable:  spec.Executable,
+		Arguments:   spec.Args(),
+		Option:      options(spec),
+	}
+	if spec.Scope == System {
+		cfg.UserName = spec.UserName
+	}
+	if err := checkSystem(); err != nil {
+		return nil, err
+	}
+	k, err := kservice.New(controlOnly{}, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{spec: spec, name: name, k: k}, nil
+}
+
+// Name is the name the service manager knows the service by.
+func (s *Service) Name() string { return s.name }
+
+// Scope is the scope the service was opened at.
+func (s *Service) Scope() Scope { return s.spec.Scope }
+
+// displayName is the name a person sees in the service manager's lists.
+func displayName(spec Spec) string {
+	if spec.instanceName() == defaultInstance {
+		return "Paddock"
+	}
+	return "Paddock (" + spec.instanceName() + ")"
+}
+
+// controlOnly is the kardianos program of a Service that controls the
+// service from outside; it never runs as the service itself.
+type controlOnly struct{}
+
+func (controlOnly) Start(kservice.Service) error {
+	return errors.New("a service controller cannot run as the service")
+}
+func (controlOnly) Stop(kservice.Service) error { return nil }
+
+// notInstalled is the error of an operation on a service that is not there.
+func (s *Service) notInstalled() error {
+	return fmt.Errorf("%s service %s: %w", s.spec.Scope, s.name, ErrNotInstalled)
+}

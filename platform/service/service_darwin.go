@@ -1,0 +1,190 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+
+	kservice "github.com/kardianos/service"
+
+	"paddock.dev/paddock/core/atomicfile"
+)
+
+// On macOS the service is a launchd job: a LaunchAgent for the user scope,
+// a LaunchDaemon for the system scope. kardianos loads, unloads and asks
+// launchd about it; this file writes the plist itself, because kardianos
+// refuses to overwrite one and writes it in place.
+
+const baseName = "dev.paddock.paddock"
+
+// checkSystem accepts launchd, which kardianos always picks on macOS.
+func checkSystem() error { return nil }
+
+func options(spec Spec) kservice.KeyValue {
+	return kservice.KeyValue{"UserService": spec.Scope == User}
+}
+
+// DefinitionPath is the plist's path: ~/Library/LaunchAgents for the user
+// scope, /Library/LaunchDaemons for the system scope.
+func (s *Service) DefinitionPath() (string, error) {
+	if s.spec.Scope == System {
+		return filepath.Join("/Library/LaunchDaemons", s.name+".plist"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, "Library", "LaunchAgents", s.name+".plist"), nil
+}
+
+// Install writes the plist if it is new or differs. launchd reads it when
+// the service is started, and at the next login (agent) or boot (daemon).
+func (s *Service) Install() (Result, error) {
+	text, err := LaunchdPlist(s.name, s.spec)
+	if err != nil {
+		return Result{}, err
+	}
+	if s.spec.Scope == System && os.Geteuid() != 0 {
+		return Result{}, errors.New("installing a system service needs root: run it with sudo")
+	}
+	if _, err := os.Stat(s.spec.Executable); err != nil {
+		return Result{}, fmt.Errorf("%w: the executable: %v", ErrInvalid, err)
+	}
+	path, err := s.DefinitionPath()
+	if err != nil {
+		return Result{}, err
+	}
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return Result{}, err
+	}
+	res := Result{Path: path, Created: err != nil, Changed: string(old) != text}
+	if res.Changed {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return res, err
+		}
+		if err := atomicfile.WriteFile(path, []byte(text), 0o644); err != nil {
+			return res, fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	if s.spec.LogFile != "" {
+		if err := os.MkdirAll(filepath.Dir(s.spec.LogFile), 0o755); err != nil {
+			return res, err
+		}
+	}
+	st, err := s.Status()
+	if err != nil {
+		return res, err
+	}
+	res.Active = st.Active()
+	return res, nil
+}
+
+// Uninstall unloads the job if it is loaded and removes the plist.
+func (s *Service) Uninstall() error {
+	st, err := s.Status()
+	if err != nil {
+		return err
+	}
+	if !st.Installed() {
+		return s.notInstalled()
+	}
+	if st.Active() {
+		if err := s.Stop(); err != nil {
+			return err
+		}
+	}
+	if err := s.k.Uninstall(); err != nil {
+		return fmt.Errorf("uninstall %s: %w", s.name, err)
+	}
+	path, err := s.DefinitionPath()
+	if err == nil {
+		atomicfile.RemoveStale(path)
+	}
+	return err
+}
+
+// Start loads the job, which runs it.
+func (s *Service) Start() error { return s.control("start", s.k.Start) }
+
+// Stop unloads the job; launchd sends the daemon SIGTERM.
+func (s *Service) Stop() error { return s.control("stop", s.k.Stop) }
+
+// Restart unloads and loads the job.
+func (s *Service) Restart() error { return s.control("restart", s.k.Restart) }
+
+func (s *Service) control(action string, f func() error) error {
+	st, err := s.Status()
+	if err != nil {
+		return err
+	}
+	if !st.Installed() {
+		return s.notInstalled()
+	}
+	if action == "stop" && !st.Active() {
+		return nil // stopping a stopped service succeeds, as with systemctl
+	}
+	if err := f(); err != nil {
+		return fmt.Errorf("%s %s: %w", action, s.name, err)
+	}
+	return nil
+}
+
+var (
+	pidRE        = regexp.MustCompile(`"PID" = ([0-9]+);`)
+	lastStatusRE = regexp.MustCompile(`"LastExitStatus" = ([0-9]+);`)
+	plistUserRE  = regexp.MustCompile(`<key>UserName</key>\s*<string>([^<]*)</string>`)
+)
+
+// Status asks kardianos whether the job runs and launchctl for its pid and
+// last exit status.
+func (s *Service) Status() (Status, error) {
+	path, err := s.DefinitionPath()
+	if err != nil {
+		return Status{}, err
+	}
+	st := Status{Name: s.name, Scope: s.spec.Scope.String(), Definition: path}
+	ks, err := s.k.Status()
+	switch {
+	case errors.Is(err, kservice.ErrNotInstalled):
+		st.State, st.Definition = NotInstalled, ""
+		return st, nil
+	case err != nil:
+		return Status{}, fmt.Errorf("status of %s: %w", s.name, err)
+	case ks == kservice.StatusRunning:
+		st.State = Running
+	default:
+		st.State = Stopped
+	}
+	if plist, err := os.ReadFile(path); err == nil {
+		if m := plistUserRE.FindSubmatch(plist); m != nil {
+			st.User = html.UnescapeString(string(m[1]))
+		}
+	}
+	// launchctl list fails for a job that is not loaded, which is a
+	// stopped one; there is nothing more to say about it then.
+	out, err := runTool("launchctl", "list", s.name)
+	if err != nil {
+		return st, nil
+	}
+	if m := pidRE.FindStringSubmatch(out); m != nil {
+		st.PID, _ = strconv.Atoi(m[1])
+	} else if m := lastStatusRE.FindStringSubmatch(out); m != nil && m[1] != "0" {
+		st.State, st.Detail = Restarting, "last exit status "+m[1]
+	}
+	return st, nil
+}
+
+// Logs writes the daemon's log file, which the plist names as its output.
+func (s *Service) Logs(ctx context.Context, w io.Writer, lines int, follow bool) error {
+	if s.spec.LogFile == "" {
+		return errors.New("no log file is known for this service")
+	}
+	return tailFile(ctx, w, s.spec.LogFile, lines, follow)
+}

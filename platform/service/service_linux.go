@@ -1,0 +1,317 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	kservice "github.com/kardianos/service"
+
+	"paddock.dev/paddock/core/atomicfile"
+)
+
+// On Linux the service is a systemd unit. kardianos starts, stops and
+// restarts it; this file writes the unit itself (kardianos refuses to
+// overwrite one, writes it in place, and renders RestartSec=120 and a
+// user unit wanted by multi-user.target) and asks systemctl for the
+// status, which tells an auto-restarting or failed unit apart from a
+// running one.
+
+const baseName = "paddock"
+
+// checkSystem makes sure kardianos drives systemd: its other Linux
+// backends have no user services and none of the handling here.
+func checkSystem() error {
+	sys := kservice.ChosenSystem()
+	if sys == nil || sys.String() != "linux-systemd" {
+		return errors.New("no systemd on this host: Paddock's service needs systemd as the init system (/run/systemd/system is missing)")
+	}
+	return nil
+}
+
+// options are kardianos's options for spec: only the scope matters, as
+// the unit is written here.
+func options(spec Spec) kservice.KeyValue {
+	return kservice.KeyValue{"UserService": spec.Scope == User}
+}
+
+func (s *Service) unit() string { return s.name + ".service" }
+
+// DefinitionPath is where Install writes the unit: /etc/systemd/system for
+// the system scope, the user's systemd configuration directory for the
+// user scope.
+func (s *Service) DefinitionPath() (string, error) {
+	if s.spec.Scope == System {
+		return filepath.Join("/etc/systemd/system", s.unit()), nil
+	}
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if !filepath.IsAbs(dir) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "systemd", "user", s.unit()), nil
+}
+
+// systemctl runs systemctl at the service's scope.
+func (s *Service) systemctl(args ...string) (string, error) {
+	if s.spec.Scope == User {
+		args = append([]string{"--user"}, args...)
+	}
+	out, err := runTool("systemctl", args...)
+	if err != nil && s.spec.Scope == User && strings.Contains(err.Error(), "connect to bus") {
+		err = fmt.Errorf("%w\nno systemd user manager runs for this user: log in to a session, or let it run without one: loginctl enable-linger %s", err, currentUser())
+	}
+	return out, err
+}
+
+// Install writes the unit if it is new or differs, reloads systemd and
+// enables the unit, so that it starts at boot (system) or when the user's
+// manager starts (user). It does not start the service.
+func (s *Service) Install() (Result, error) {
+	text, err := SystemdUnit(s.spec)
+	if err != nil {
+		return Result{}, err
+	}
+	if s.spec.Scope == System {
+		if os.Geteuid() != 0 {
+			return Result{}, errors.New("installing a system service needs root: run it with sudo")
+		}
+		if _, err := user.Lookup(s.spec.UserName); err != nil {
+			return Result{}, fmt.Errorf("%w: the service's user %q: %v", ErrInvalid, s.spec.UserName, err)
+		}
+	}
+	if _, err := os.Stat(s.spec.Executable); err != nil {
+		return Result{}, fmt.Errorf("%w: the executable: %v", ErrInvalid, err)
+	}
+	path, err := s.DefinitionPath()
+	if err != nil {
+		return Result{}, err
+	}
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return Result{}, err
+	}
+	res := Result{Path: path, Created: err != nil, Changed: string(old) != text}
+	if res.Changed {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return res, err
+		}
+		if err := atomicfile.WriteFile(path, []byte(text), 0o644); err != nil {
+			return res, fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	if err := s.enable(); err != nil {
+		// Put back what was there, so that a failed install leaves no
+		// unit that systemd never loaded (and a later command would find).
+		if res.Created {
+			os.Remove(path)
+		} else if res.Changed {
+			if werr := atomicfile.WriteFile(path, old, 0o644); werr != nil {
+				err = fmt.Errorf("%w; restoring the previous unit failed too: %v", err, werr)
+			}
+		}
+		return Result{}, err
+	}
+	st, err := s.Status()
+	if err != nil {
+		return res, err
+	}
+	res.Active = st.Active()
+	if s.spec.Scope == User && !lingering(currentUser()) {
+		res.Note = "the service starts with your first login; to start it at boot, run: loginctl enable-linger " + currentUser()
+	}
+	return res, nil
+}
+
+// enable makes systemd load the unit as written and start it at boot or
+// login.
+func (s *Service) enable() error {
+	if _, err := s.systemctl("daemon-reload"); err != nil {
+		return err
+	}
+	_, err := s.systemctl("enable", s.unit())
+	return err
+}
+
+// Uninstall stops the service if it runs, disables it and removes the unit
+// Install wrote.
+func (s *Service) Uninstall() error {
+	st, err := s.Status()
+	if err != nil {
+		return err
+	}
+	if !st.Installed() {
+		return s.notInstalled()
+	}
+	if st.Active() {
+		if err := s.Stop(); err != nil {
+			return err
+		}
+	}
+	if _, err := s.systemctl("disable", s.unit()); err != nil {
+		return err
+	}
+	path, err := s.DefinitionPath()
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	atomicfile.RemoveStale(path)
+	if _, err := s.systemctl("daemon-reload"); err != nil {
+		return err
+	}
+	// Forget a failed state, so that nothing of the unit is left listed.
+	// It fails when systemd already forgot the unit, which is the goal.
+	_, _ = s.systemctl("reset-failed", s.unit())
+	return nil
+}
+
+// Start starts the service.
+func (s *Service) Start() error { return s.control("start", s.k.Start) }
+
+// Stop stops the service and returns when the daemon has exited.
+func (s *Service) Stop() error { return s.control("stop", s.k.Stop) }
+
+// Restart stops the service if it runs and starts it.
+func (s *Service) Restart() error { return s.control("restart", s.k.Restart) }
+
+// control runs a kardianos control action on an installed service and,
+// when it fails, adds what `systemctl status` says about the unit, since
+// kardianos reports no more than systemctl's exit status.
+func (s *Service) control(action string, f func() error) error {
+	st, err := s.Status()
+	if err != nil {
+		return err
+	}
+	if !st.Installed() {
+		return s.notInstalled()
+	}
+	if action == "stop" && !st.Active() {
+		return nil // stopping a stopped service succeeds, as with systemctl
+	}
+	if err := f(); err != nil {
+		args := []string{"status", "--no-pager", "--full", "--lines=20", s.unit()}
+		if s.spec.Scope == User {
+			args = append([]string{"--user"}, args...)
+		}
+		// systemctl status exits non-zero for a unit that is not running;
+		// its output is what matters.
+		out, _ := exec.Command("systemctl", args...).CombinedOutput()
+		err = fmt.Errorf("%s %s: %v; systemctl status says:\n%s", action, s.unit(), err, indent(string(out)))
+		if s.spec.Scope == System && os.Geteuid() != 0 {
+			err = fmt.Errorf("%w\ncontrolling a system service needs root unless polkit allows it: run it with sudo", err)
+		}
+		return err
+	}
+	return nil
+}
+
+// Status reports the unit's state from systemctl's properties.
+func (s *Service) Status() (Status, error) {
+	out, err := s.systemctl("show", "--property=LoadState,ActiveState,SubState,MainPID,Result,ExecMainCode,ExecMainStatus,FragmentPath,User", s.unit())
+	if err != nil {
+		return Status{}, err
+	}
+	p := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			p[k] = v
+		}
+	}
+	st := Status{Name: s.name, Scope: s.spec.Scope.String(), Definition: p["FragmentPath"], User: p["User"]}
+	if p["LoadState"] == "not-found" || p["FragmentPath"] == "" {
+		st.State = NotInstalled
+		return st, nil
+	}
+	switch p["ActiveState"] {
+	case "active", "reloading":
+		st.State = Running
+	case "activating":
+		st.State = Starting
+		if p["SubState"] == "auto-restart" {
+			st.State = Restarting
+			st.Detail = lastExit(p)
+		}
+	case "deactivating":
+		st.State = Stopping
+	case "failed":
+		st.State = Failed
+		st.Detail = lastExit(p)
+	default:
+		st.State = Stopped
+	}
+	if pid, _ := strconv.Atoi(p["MainPID"]); pid > 0 {
+		st.PID = pid
+	}
+	return st, nil
+}
+
+// systemdExits name the exit statuses systemd itself gives a service it
+// could not start, for those a user can act on.
+var systemdExits = map[string]string{
+	"200": "CHDIR: systemd could not enter the working directory",
+	"203": "EXEC: systemd could not run the binary; was it moved or removed?",
+	"217": "USER: the service's user does not exist",
+}
+
+// lastExit describes how the daemon last ended, from the unit's
+// ExecMainCode (a CLD_* code) and ExecMainStatus.
+func lastExit(p map[string]string) string {
+	how := "exit status " + p["ExecMainStatus"]
+	if name, ok := systemdExits[p["ExecMainStatus"]]; ok {
+		how += " " + name
+	}
+	switch p["ExecMainCode"] {
+	case "2":
+		how = "killed by signal " + p["ExecMainStatus"]
+	case "3":
+		how = "dumped core on signal " + p["ExecMainStatus"]
+	}
+	return "result " + p["Result"] + ", " + how
+}
+
+// Logs writes the unit's journal to w, the last lines lines of it (all if
+// lines is 0), and with follow goes on until ctx ends.
+func (s *Service) Logs(ctx context.Context, w io.Writer, lines int, follow bool) error {
+	args := []string{"--no-pager", "--quiet", "--output=short-iso", "--unit=" + s.unit()}
+	if s.spec.Scope == User {
+		args = append([]string{"--user"}, args...)
+	}
+	if lines > 0 {
+		args = append(args, "--lines="+strconv.Itoa(lines))
+	}
+	if follow {
+		args = append(args, "--follow")
+	}
+	cmd := exec.CommandContext(ctx, "journalctl", args...)
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Run(); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("journalctl %s: %w", strings.Join(args, " "), err)
+	}
+	return nil
+}
+
+func currentUser() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return os.Getenv("USER")
+}
+
+// lingering reports whether logind starts name's user manager at boot.
+func lingering(name string) bool {
+	_, err := os.Stat(filepath.Join("/var/lib/systemd/linger", name))
+	return err == nil
+}

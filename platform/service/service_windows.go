@@ -1,0 +1,224 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	kservice "github.com/kardianos/service"
+	"golang.org/x/sys/windows"
+	"golang.org/x/sys/windows/svc"
+	"golang.org/x/sys/windows/svc/mgr"
+)
+
+// On Windows the service is a service of the service control manager
+// (SCM). The SCM has no per-user services: both scopes install a service
+// that runs as an account, the installing user's unless one is named, and
+// the SCM needs that account's password, read from PasswordEnv. Lima's
+// WSL2 VMs belong to that account. kardianos creates, starts, stops and
+// deletes the service; a second install updates it through the SCM, which
+// kardianos refuses to do.
+
+const baseName = "paddock"
+
+func checkSystem() error { return nil }
+
+func options(spec Spec) kservice.KeyValue {
+	return kservice.KeyValue{
+		"StartType": "automatic",
+		// A crash restarts the daemon in seconds.
+		"OnFailure":              "restart",
+		"OnFailureDelayDuration": "2s",
+		"OnFailureResetPeriod":   60,
+		"Password":               os.Getenv(PasswordEnv),
+	}
+}
+
+// account is the account the service runs as.
+func (s *Service) account() (string, error) {
+	if s.spec.UserName != "" {
+		if strings.Contains(s.spec.UserName, `\`) {
+			return s.spec.UserName, nil
+		}
+		return `.\` + s.spec.UserName, nil
+	}
+	u, err := user.Current()
+	if err != nil {
+		return "", err
+	}
+	return u.Username, nil
+}
+
+// DefinitionPath is the service's registry key.
+func (s *Service) DefinitionPath() (string, error) {
+	return `HKLM\SYSTEM\CurrentControlSet\Services\` + s.name, nil
+}
+
+// Install creates the service, or updates its command line, account and
+// description when it exists.
+func (s *Service) Install() (Result, error) {
+	if err := s.spec.validate(); err != nil {
+		return Result{}, err
+	}
+	if _, err := os.Stat(s.spec.Executable); err != nil {
+		return Result{}, fmt.Errorf("%w: the executable: %v", ErrInvalid, err)
+	}
+	account, err := s.account()
+	if err != nil {
+		return Result{}, err
+	}
+	if os.Getenv(PasswordEnv) == "" {
+		return Result{}, fmt.Errorf("the service runs as %s and the service manager needs that account's password: set %s", account, PasswordEnv)
+	}
+	path, _ := s.DefinitionPath()
+	st, err := s.Status()
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Path: path, Created: !st.Installed(), Changed: true, Active: st.Active()}
+	if !st.Installed() {
+		s.k, err = kservice.New(controlOnly{}, &kservice.Config{
+			Name: s.name, DisplayName: displayName(s.spec), Description: s.spec.Description(),
+			Executable: s.spec.Executable, Arguments: s.spec.Args(), UserName: account, Option: options(s.spec),
+		})
+		if err != nil {
+			return res, err
+		}
+		if err := s.k.Install(); err != nil {
+			return res, fmt.Errorf("install %s: %w", s.name, err)
+		}
+		return res, nil
+	}
+	return res, s.update(account)
+}
+
+// update rewrites an existing service's configuration through the SCM.
+func (s *Service) update(account string) error {
+	m, err := mgr.Connect()
+	if err != nil {
+		return fmt.Errorf("connect to the service manager: %w", err)
+	}
+	defer m.Disconnect()
+	h, err := m.OpenService(s.name)
+	if err != nil {
+		return fmt.Errorf("open service %s: %w", s.name, err)
+	}
+	defer h.Close()
+	cfg, err := h.Config()
+	if err != nil {
+		return fmt.Errorf("read the configuration of %s: %w", s.name, err)
+	}
+	words := []string{syscall.EscapeArg(s.spec.Executable)}
+	for _, a := range s.spec.Args() {
+		words = append(words, syscall.EscapeArg(a))
+	}
+	cfg.BinaryPathName = strings.Join(words, " ")
+	cfg.DisplayName = displayName(s.spec)
+	cfg.Description = s.spec.Description()
+	cfg.ServiceStartName = account
+	cfg.Password = os.Getenv(PasswordEnv)
+	cfg.StartType = mgr.StartAutomatic
+	if err := h.UpdateConfig(cfg); err != nil {
+		return fmt.Errorf("update service %s: %w", s.name, err)
+	}
+	return nil
+}
+
+// Uninstall stops the service if it runs and deletes it.
+func (s *Service) Uninstall() error {
+	st, err := s.Status()
+	if err != nil {
+		return err
+	}
+	if !st.Installed() {
+		return s.notInstalled()
+	}
+	if st.Active() {
+		if err := s.Stop(); err != nil {
+			return err
+		}
+	}
+	if err := s.k.Uninstall(); err != nil {
+		return fmt.Errorf("uninstall %s: %w", s.name, err)
+	}
+	return nil
+}
+
+// Start starts the service.
+func (s *Service) Start() error { return s.control("start", s.k.Start) }
+
+// Stop asks the service to stop and waits for it.
+func (s *Service) Stop() error { return s.control("stop", s.k.Stop) }
+
+// Restart stops the service if it runs and starts it.
+func (s *Service) Restart() error { return s.control("restart", s.k.Restart) }
+
+func (s *Service) control(action string, f func() error) error {
+	st, err := s.Status()
+	if err != nil {
+		return err
+	}
+	if !st.Installed() {
+		return s.notInstalled()
+	}
+	if action == "stop" && !st.Active() {
+		return nil // stopping a stopped service succeeds, as with systemctl
+	}
+	if err := f(); err != nil {
+		return fmt.Errorf("%s %s: %w", action, s.name, err)
+	}
+	return nil
+}
+
+// Status asks the SCM for the service's state and process id.
+func (s *Service) Status() (Status, error) {
+	path, _ := s.DefinitionPath()
+	st := Status{Name: s.name, Scope: s.spec.Scope.String(), Definition: path}
+	m, err := mgr.Connect()
+	if err != nil {
+		return Status{}, fmt.Errorf("connect to the service manager: %w", err)
+	}
+	defer m.Disconnect()
+	h, err := m.OpenService(s.name)
+	if errors.Is(err, windows.ERROR_SERVICE_DOES_NOT_EXIST) {
+		st.State, st.Definition = NotInstalled, ""
+		return st, nil
+	}
+	if err != nil {
+		return Status{}, fmt.Errorf("open service %s: %w", s.name, err)
+	}
+	defer h.Close()
+	q, err := h.Query()
+	if err != nil {
+		return Status{}, fmt.Errorf("query service %s: %w", s.name, err)
+	}
+	switch q.State {
+	case svc.Running, svc.ContinuePending, svc.PausePending, svc.Paused:
+		st.State = Running
+	case svc.StartPending:
+		st.State = Starting
+	case svc.StopPending:
+		st.State = Stopping
+	default:
+		st.State = Stopped
+		if q.Win32ExitCode != 0 && q.Win32ExitCode != uint32(windows.ERROR_SERVICE_NEVER_STARTED) {
+			st.State, st.Detail = Failed, fmt.Sprintf("exit code %d", q.Win32ExitCode)
+		}
+	}
+	st.PID = int(q.ProcessId)
+	return st, nil
+}
+
+// Logs writes the daemon's log file.
+func (s *Service) Logs(ctx context.Context, w io.Writer, lines int, follow bool) error {
+	if s.spec.LogFile == "" {
+		return errors.New("no log file is known for this service")
+	}
+	return tailFile(ctx, w, filepath.Clean(s.spec.LogFile), lines, follow)
+}
