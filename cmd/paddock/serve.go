@@ -8,11 +8,9 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -23,6 +21,7 @@ import (
 	"paddock.dev/paddock/core/buildinfo"
 	"paddock.dev/paddock/core/instance"
 	"paddock.dev/paddock/core/store"
+	"paddock.dev/paddock/platform/service"
 )
 
 // shutdownGrace bounds how long in-flight requests may finish at shutdown.
@@ -34,7 +33,8 @@ func newServeCmd(c *cli) *cobra.Command {
 		Use:   "serve",
 		Short: "Run the daemon in the foreground",
 		Long: `Run the daemon in the foreground: the store, the controllers and the REST
-API on the instance's Unix socket (mode 0600). SIGINT or SIGTERM shut it
+API on the instance's Unix socket (mode 0600). SIGINT or SIGTERM (on
+Windows a console control event or the service manager's stop) shut it
 down cleanly. One daemon serves an instance; a second one is refused.
 
 --listen tcp://127.0.0.1:PORT also serves the API on loopback TCP, with a
@@ -50,9 +50,9 @@ token'). A port of 0 takes the instance's own port.`,
 			if err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return runDaemon(ctx, daemonConfig{paths: p, listen: listen, log: log})
+			return service.Run(p.Instance, func(ctx context.Context) error {
+				return runDaemon(ctx, daemonConfig{paths: p, listen: listen, log: log})
+			})
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "", "also serve on loopback TCP, e.g. tcp://127.0.0.1:0 (needs the bearer token)")
