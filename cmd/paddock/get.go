@@ -86,7 +86,7 @@ func newGetCmd(c *cli) *cobra.Command {
 	var output, selector string
 	var watch bool
 	cmd := &cobra.Command{
-		Use:   "get KIND [NAME]",
+		Use:   "get KIND [NAME] | KIND/NAME",
 		Short: "Show objects: app, vms, configmaps",
 		Example: `  paddock get vms -A
   paddock get configmap demo -o yaml
@@ -96,6 +96,12 @@ func newGetCmd(c *cli) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(output); err != nil {
 				return err
+			}
+			if strings.Contains(args[0], "/") {
+				if len(args) > 1 {
+					return usageError("name the object once: KIND/NAME or KIND NAME")
+				}
+				args = strings.SplitN(args[0], "/", 2)
 			}
 			k, err := kindArg(args[0])
 			if err != nil {
