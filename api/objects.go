@@ -41,13 +41,13 @@ type objectInput struct {
 
 type createInput[T any] struct {
 	Namespace string `path:"namespace"`
-	Body      T
+	Body      T      `required:"true"`
 }
 
 type replaceInput[T any] struct {
 	Namespace string `path:"namespace"`
 	Name      string `path:"name"`
-	Body      T
+	Body      T      `required:"true"`
 }
 
 type patchInput struct {
@@ -64,7 +64,7 @@ type deleteInput struct {
 }
 
 type singletonBodyInput[T any] struct {
-	Body T
+	Body T `required:"true"`
 }
 
 type singletonPatchInput struct {
