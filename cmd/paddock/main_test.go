@@ -39,12 +39,12 @@ func TestMain(m *testing.M) {
 
 // env is a private HOME for one test, short enough for socket paths.
 type env struct {
-	t        *testing.T
+	t        testing.TB
 	home     string
 	instance string
 }
 
-func newEnv(t *testing.T, instance string) *env {
+func newEnv(t testing.TB, instance string) *env {
 	t.Helper()
 	home, err := os.MkdirTemp("", "pd")
 	if err != nil {
@@ -153,7 +153,7 @@ func (e *env) serve(args ...string) *daemon {
 }
 
 // stop sends sig and returns the exit code.
-func (d *daemon) stop(t *testing.T, sig syscall.Signal) int {
+func (d *daemon) stop(t testing.TB, sig syscall.Signal) int {
 	t.Helper()
 	d.cmd.Process.Signal(sig)
 	select {
@@ -173,7 +173,7 @@ func unixClient(socket string) *http.Client {
 }
 
 // call sends a request and returns the status and decoded JSON body.
-func call(t *testing.T, c *http.Client, method, url, contentType, body string) (int, map[string]any, http.Header) {
+func call(t testing.TB, c *http.Client, method, url, contentType, body string) (int, map[string]any, http.Header) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
