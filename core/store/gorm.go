@@ -55,7 +55,21 @@ type Config struct {
 	// EventRetention is how many events watches can resume from;
 	// DefaultEventRetention when zero.
 	EventRetention int64
-	Logger         *slog.Logger
+	// Admit, when set, checks every spec write after the kind's own
+	// validation, with read access to the store: checks that need other
+	// objects or the host, such as a VM's template.
+	Admit  AdmitFunc
+	Logger *slog.Logger
+}
+
+// AdmitFunc accepts or rejects a create (old is nil) or an update of
+// metadata and spec. Its error is returned to the writer as is; make it an
+// Invalid *resource.Error naming the field.
+type AdmitFunc func(ctx context.Context, r Reader, obj, old resource.Object) error
+
+// Reader reads objects; admission checks get one.
+type Reader interface {
+	Get(ctx context.Context, key resource.Key) (resource.Object, error)
 }
 
 // SQLite returns the dialector for the SQLite database file at path, in WAL
@@ -70,6 +84,7 @@ func SQLite(path string) gorm.Dialector {
 type DB struct {
 	db        *gorm.DB
 	retention int64
+	admit     AdmitFunc
 	log       *slog.Logger
 
 	// mu serialises writes, and watch set-up against them, so that the
@@ -102,7 +117,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	s := &DB{db: gdb, retention: cfg.EventRetention, log: cfg.Logger, index: newIndex(), hub: newHub()}
+	s := &DB{db: gdb, retention: cfg.EventRetention, admit: cfg.Admit, log: cfg.Logger, index: newIndex(), hub: newHub()}
 	if sqlDB, err := gdb.DB(); err == nil && gdb.Dialector.Name() == "sqlite" {
 		// One connection: SQLite has one writer anyway, and reads are
 		// served from memory.

@@ -78,6 +78,9 @@ func (s *DB) Create(ctx context.Context, obj resource.Object) (resource.Object, 
 				"a vm named %q already exists in namespace %q: VM names are unique across namespaces", key.Name, same[0].key.Namespace)
 		}
 	}
+	if err := s.admitWrite(ctx, obj, nil); err != nil {
+		return nil, err
+	}
 	m := obj.GetMeta()
 	created := now()
 	m.UID = uuid.NewString()
@@ -156,10 +159,20 @@ func (s *DB) update(ctx context.Context, k *resource.Kind, obj resource.Object) 
 	if bytes.Equal(raw, e.raw) {
 		return old, nil
 	}
+	if err := s.admitWrite(ctx, obj, old); err != nil {
+		return nil, err
+	}
 	if specChanged {
 		nm.Generation++
 	}
 	return s.commit(ctx, Modified, k, obj)
+}
+
+func (s *DB) admitWrite(ctx context.Context, obj, old resource.Object) error {
+	if s.admit == nil {
+		return nil
+	}
+	return s.admit(ctx, s, obj, old)
 }
 
 // UpdateStatus replaces the status of a stored object.

@@ -521,3 +521,33 @@ func TestWatchEndsWhenStoreCloses(t *testing.T) {
 		t.Fatalf("got %v, want ErrWatchClosed", err)
 	}
 }
+
+func TestAdmissionSeesOtherObjects(t *testing.T) {
+	ctx := context.Background()
+	admit := func(ctx context.Context, r store.Reader, obj, old resource.Object) error {
+		v, ok := obj.(*resource.VM)
+		if !ok {
+			return nil
+		}
+		_, err := r.Get(ctx, resource.Key{Kind: "ConfigMap", Namespace: v.Metadata.Namespace, Name: v.Spec.TemplateRef})
+		if resource.IsNotFound(err) {
+			return resource.Invalid(resource.KeyOf(v), []resource.FieldError{{Field: "spec.templateRef", Message: "no such ConfigMap"}})
+		}
+		return err
+	}
+	s, err := store.Open(ctx, store.Config{Dialector: store.SQLite(filepath.Join(t.TempDir(), "db")), Admit: admit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, err = s.Create(ctx, vm("default", "dev"))
+	wantReason(t, err, resource.ReasonInvalid)
+	if _, err := s.Get(ctx, resource.Key{Kind: "VM", Namespace: "default", Name: "dev"}); !resource.IsNotFound(err) {
+		t.Fatal("a rejected create was stored")
+	}
+	mustCreate(t, s, configMap("default", "debian", nil))
+	v := mustCreate(t, s, vm("default", "dev"))
+	v.Spec.TemplateRef = "missing"
+	_, err = s.Update(ctx, v)
+	wantReason(t, err, resource.ReasonInvalid)
+}
