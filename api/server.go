@@ -72,6 +72,7 @@ func New(cfg Config) *Server {
 			registerObject[*resource.App](s, k)
 		case resource.KindVM:
 			registerObject[*resource.VM](s, k)
+			s.registerVMActions()
 		case resource.KindConfigMap:
 			registerObject[*resource.ConfigMap](s, k)
 		}

@@ -90,6 +90,7 @@ starts the daemon when it is not running.`,
 		newPatchCmd(c),
 		newDeleteCmd(c),
 		newWaitCmd(c),
+		newVMCmd(c),
 		newVersionCmd(c),
 		newServiceCmd(c),
 	)

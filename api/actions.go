@@ -1,0 +1,215 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/fields"
+
+	"paddock.dev/paddock/api/wire"
+	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/core/store"
+)
+
+// defaultActionTimeout bounds a waiting action when the request names no
+// timeout: a first boot under emulation takes minutes.
+const defaultActionTimeout = 10 * time.Minute
+
+type actionInput struct {
+	Namespace string `path:"namespace"`
+	Name      string `path:"name"`
+	Wait      bool   `query:"wait" doc:"Answer once the action has taken effect (or failed) rather than at once."`
+	Timeout   string `query:"timeout" doc:"How long to wait, e.g. 90s or 10m; 0 waits forever. Default 10m." example:"10m"`
+}
+
+// vmAction is one of the VM convenience endpoints: a change to the VM, and
+// the state that says it took effect.
+type vmAction struct {
+	name    string
+	summary string
+	// change returns the merge patch to apply, given the VM before.
+	change func(*resource.VM) string
+	// settled reports whether the VM reached the action's end, given the
+	// VM before the change.
+	settled func(before, now *resource.VM) bool
+}
+
+var vmActions = []vmAction{
+	{
+		name:    "start",
+		summary: "Start a VM: set spec.running, and with wait=true answer once it runs or its start failed",
+		change:  func(*resource.VM) string { return `{"spec":{"running":true}}` },
+		settled: func(_, now *resource.VM) bool {
+			return conditionSettled(now, resource.VMRunning, resource.ReasonStarted, resource.ReasonStartFailed)
+		},
+	},
+	{
+		name:    "stop",
+		summary: "Stop a VM: clear spec.running, and with wait=true answer once it stopped",
+		change:  func(*resource.VM) string { return `{"spec":{"running":false}}` },
+		settled: func(_, now *resource.VM) bool {
+			return conditionSettled(now, resource.VMRunning, resource.ReasonStopped, resource.ReasonStopFailed)
+		},
+	},
+	{
+		name:    "restart",
+		summary: "Restart a running VM, and with wait=true answer once it runs again (status.restartCount went up) or failed",
+		change:  func(*resource.VM) string { return annotate(resource.AnnotationRestartRequested) },
+		settled: func(before, now *resource.VM) bool {
+			if _, pending := now.Metadata.Annotations[resource.AnnotationRestartRequested]; pending {
+				return false
+			}
+			return now.Status.RestartCount > before.Status.RestartCount ||
+				conditionSettled(now, resource.VMRunning, resource.ReasonStartFailed, resource.ReasonStopped)
+		},
+	},
+	{
+		name:    "reset",
+		summary: "Make a VM's machine anew from its template (its disk is lost), and with wait=true answer once that is done",
+		change:  func(*resource.VM) string { return annotate(resource.AnnotationResetRequested) },
+		settled: func(_, now *resource.VM) bool {
+			if _, pending := now.Metadata.Annotations[resource.AnnotationResetRequested]; pending {
+				return false
+			}
+			if !now.Spec.Running {
+				return conditionSettled(now, resource.VMCreated, resource.ReasonCreated, resource.ReasonCreateFailed)
+			}
+			return conditionSettled(now, resource.VMRunning, resource.ReasonStarted, resource.ReasonStartFailed)
+		},
+	},
+}
+
+func annotate(a string) string {
+	data, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{a: time.Now().UTC().Format(time.RFC3339Nano)}}})
+	return string(data)
+}
+
+// conditionSettled reports whether condition t carries one of reasons and
+// was set for the VM's current generation.
+func conditionSettled(vm *resource.VM, t string, reasons ...string) bool {
+	c := meta.FindStatusCondition(vm.Status.Conditions, t)
+	if c == nil || c.ObservedGeneration < vm.Metadata.Generation {
+		return false
+	}
+	for _, r := range reasons {
+		if c.Reason == r {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) registerVMActions() {
+	k := resource.KindVM
+	for _, a := range vmActions {
+		huma.Register(s.api, huma.Operation{
+			OperationID: a.name + "-vm",
+			Method:      http.MethodPost,
+			Path:        wire.Base + "/namespaces/{namespace}/vms/{name}/" + a.name,
+			Summary:     a.summary,
+			Tags:        []string{k.Plural},
+			Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusGatewayTimeout},
+		}, func(ctx context.Context, in *actionInput) (*objectOutput[*resource.VM], error) {
+			return respond[*resource.VM](s.runAction(ctx, a, in))
+		})
+	}
+}
+
+func (s *Server) runAction(ctx context.Context, a vmAction, in *actionInput) (resource.Object, error) {
+	timeout := defaultActionTimeout
+	if in.Timeout != "" {
+		d, err := time.ParseDuration(in.Timeout)
+		if err != nil || d < 0 {
+			return nil, resource.Errorf(resource.ReasonBadRequest, "timeout %q is not a duration: write it like 90s or 10m", in.Timeout)
+		}
+		timeout = d
+	}
+	key := resource.Key{Kind: resource.KindVM.Name, Namespace: in.Namespace, Name: in.Name}
+	obj, err := s.store.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	before := obj.(*resource.VM)
+	if before.Metadata.Terminating() {
+		return nil, resource.Errorf(resource.ReasonForbidden, "vm %s is being deleted", in.Name)
+	}
+	changed, err := s.store.Patch(ctx, key, []byte(a.change(before)), false)
+	if err != nil || !in.Wait {
+		return changed, err
+	}
+	return s.waitFor(ctx, key, timeout, changed.GetMeta().ResourceVersion, func(now *resource.VM) bool { return a.settled(before, now) },
+		fmt.Sprintf("vm %s to %s", in.Name, a.name))
+}
+
+// waitFor watches the VM at key from revision rv until settled holds, and
+// returns it then; Timeout after timeout (0: never).
+func (s *Server) waitFor(ctx context.Context, key resource.Key, timeout time.Duration, rv string, settled func(*resource.VM) bool, what string) (resource.Object, error) {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	current, err := s.store.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if settled(current.(*resource.VM)) {
+		return current, nil
+	}
+	from, _ := parseRevision(rv)
+	w, err := s.store.Watch(ctx, store.WatchOptions{
+		ListOptions:     store.ListOptions{Kind: resource.KindVM, Namespace: key.Namespace, Fields: fields.OneTermEqualSelector("metadata.name", key.Name)},
+		ResourceVersion: from,
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Stop()
+	last := current
+	for {
+		ev, err := w.Next(ctx)
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, resource.Errorf(resource.ReasonTimeout, "timed out after %s waiting for %s; it is now: %s", timeout, what, summary(last.(*resource.VM)))
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch ev.Type {
+		case store.Deleted:
+			return nil, resource.Errorf(resource.ReasonNotFound, "vm %s was deleted while waiting for it", key.Name)
+		case store.Added, store.Modified:
+			vm := &resource.VM{}
+			if err := json.Unmarshal(ev.Object, vm); err != nil {
+				return nil, err
+			}
+			last = vm
+			if settled(vm) {
+				return vm, nil
+			}
+		}
+	}
+}
+
+// summary says what a VM's conditions say, for a timeout's message.
+func summary(vm *resource.VM) string {
+	out := ""
+	for _, c := range vm.Status.Conditions {
+		if out != "" {
+			out += "; "
+		}
+		out += fmt.Sprintf("%s=%s (%s)", c.Type, c.Status, c.Reason)
+		if c.Message != "" {
+			out += ": " + c.Message
+		}
+	}
+	if out == "" {
+		return "no conditions yet"
+	}
+	return out
+}

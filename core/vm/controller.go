@@ -1,0 +1,389 @@
+package vm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"paddock.dev/paddock/core/controller"
+	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/core/store"
+)
+
+const (
+	// livenessInterval is how often a running VM's machine is checked, to
+	// notice a host agent that died without a word.
+	livenessInterval = 5 * time.Second
+	// soon requeues after a step whose effect no watch reports.
+	soon = 10 * time.Millisecond
+)
+
+// Options tune the controller.
+type Options struct {
+	// StopGrace bounds a graceful stop before it is forced; 60 s when zero.
+	StopGrace time.Duration
+	Logger    *slog.Logger
+}
+
+// Controller reconciles VMs.
+type Controller struct {
+	store  store.Store
+	driver Driver
+	grace  time.Duration
+	log    *slog.Logger
+	ctrl   *controller.Controller
+
+	mu     sync.Mutex
+	boots  map[string]*boot // boots in flight or finished, by VM name
+	failed map[string]int64 // generation whose start failed, by VM name
+	ctx    context.Context  // the controller's run, which boots outlive reconciles in
+}
+
+// boot is a start that is being followed to Running.
+type boot struct {
+	cancel     context.CancelFunc
+	done       bool
+	err        error
+	templateRV string // the template copy's revision the machine boots with
+}
+
+// New returns the VM controller.
+func New(st store.Store, d Driver, opts Options) *Controller {
+	if opts.StopGrace <= 0 {
+		opts.StopGrace = 60 * time.Second
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	c := &Controller{store: st, driver: d, grace: opts.StopGrace, log: opts.Logger.With("controller", "vm"),
+		boots: map[string]*boot{}, failed: map[string]int64{}}
+	c.ctrl = controller.New("vm", st, c.reconcile, controller.Options{Workers: 4, Logger: opts.Logger}).
+		Watches(resource.KindVM, controller.Self).
+		Watches(resource.KindConfigMap, controller.ControllerOwner(resource.KindVM))
+	return c
+}
+
+// Run reconciles until ctx ends. Machines keep running: Shutdown stops them.
+func (c *Controller) Run(ctx context.Context) {
+	c.mu.Lock()
+	c.ctx = ctx
+	c.mu.Unlock()
+	c.ctrl.Run(ctx)
+}
+
+// Shutdown stops every running machine gracefully, all at once, within
+// bound; what does not stop in time is killed.
+func (c *Controller) Shutdown(ctx context.Context, bound time.Duration) error {
+	c.mu.Lock()
+	for _, b := range c.boots {
+		b.cancel()
+	}
+	c.mu.Unlock()
+	names, err := c.driver.Running()
+	if err != nil || len(names) == 0 {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	grace := min(c.grace, bound*3/4)
+	c.log.Info("stopping VMs", "vms", names, "grace", grace)
+	return c.driver.StopAll(ctx, names, grace)
+}
+
+func (c *Controller) reconcile(ctx context.Context, key resource.Key) (controller.Result, error) {
+	obj, err := c.store.Get(ctx, key)
+	if resource.IsNotFound(err) {
+		c.forget(key.Name)
+		return controller.Result{}, nil
+	}
+	if err != nil {
+		return controller.Result{}, err
+	}
+	vm := obj.(*resource.VM)
+	if vm.Metadata.Terminating() {
+		return c.finalize(ctx, vm)
+	}
+	if !vm.Metadata.HasFinalizer(resource.FinalizerCleanup) {
+		return controller.Result{}, controller.EnsureFinalizer(ctx, c.store, key, resource.FinalizerCleanup)
+	}
+	tmpl, err := c.ensureTemplate(ctx, vm)
+	if err != nil {
+		if r := resource.ReasonOf(err); r == resource.ReasonInvalid {
+			return controller.Result{}, c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
+				setCond(st, gen, resource.VMCreated, false, resource.ReasonCreateFailed, err.Error())
+			})
+		}
+		return controller.Result{}, err
+	}
+	if done, res, err := c.ensureMachine(ctx, vm, tmpl); done || err != nil {
+		return res, err
+	}
+	return c.ensureRunning(ctx, vm, tmpl)
+}
+
+// ensureMachine creates the VM's machine when it has none, recreates it on
+// a reset, and clears up after a crash between creating a machine and
+// recording it. done says the pass ends here.
+func (c *Controller) ensureMachine(ctx context.Context, vm *resource.VM, tmpl *resource.ConfigMap) (bool, controller.Result, error) {
+	name := vm.Metadata.Name
+	inst, err := c.driver.Inspect(name)
+	if err != nil {
+		return true, controller.Result{}, err
+	}
+	pending, err := c.pending(name)
+	if err != nil {
+		return true, controller.Result{}, err
+	}
+	created := meta.IsStatusConditionTrue(vm.Status.Conditions, resource.VMCreated)
+	_, reset := vm.Metadata.Annotations[resource.AnnotationResetRequested]
+
+	switch {
+	case inst.Exists && pending && !created:
+		c.log.Warn("removing a machine whose creation was never recorded", "vm", name)
+		return true, controller.Result{RequeueAfter: soon}, c.driver.Delete(ctx, name)
+	case inst.Exists && pending:
+		return true, controller.Result{RequeueAfter: soon}, c.driver.Commit(name)
+	case inst.Exists && reset:
+		c.cancelBoot(name)
+		if err := c.driver.Delete(ctx, name); err != nil {
+			return true, controller.Result{}, err
+		}
+		if err := c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
+			setCond(st, gen, resource.VMCreated, false, resource.ReasonPending, "reset: the machine is made anew")
+			setCond(st, gen, resource.VMRunning, false, resource.ReasonReconciling, "reset")
+		}); err != nil {
+			return true, controller.Result{}, err
+		}
+		return true, controller.Result{RequeueAfter: soon}, c.dropAnnotation(ctx, vm, resource.AnnotationResetRequested)
+	case inst.Exists:
+		return false, controller.Result{}, nil
+	}
+
+	if reset {
+		if err := c.dropAnnotation(ctx, vm, resource.AnnotationResetRequested); err != nil {
+			return true, controller.Result{}, err
+		}
+	}
+	if err := c.driver.Create(ctx, name, []byte(tmpl.Data[resource.TemplateKey])); err != nil {
+		_ = c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
+			setCond(st, gen, resource.VMCreated, false, resource.ReasonCreateFailed, err.Error())
+		})
+		return true, controller.Result{}, err
+	}
+	if err := c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
+		st.TemplateConfigMap = tmpl.Metadata.Name
+		st.ObservedTemplateResourceVersion = tmpl.Metadata.ResourceVersion
+		setCond(st, gen, resource.VMCreated, true, resource.ReasonCreated, "the machine exists")
+	}); err != nil {
+		return true, controller.Result{}, err
+	}
+	// Recorded: only now is the machine no longer a crash's leftover.
+	return true, controller.Result{RequeueAfter: soon}, c.driver.Commit(name)
+}
+
+// ensureRunning starts, stops and restarts the machine as the VM asks.
+func (c *Controller) ensureRunning(ctx context.Context, vm *resource.VM, tmpl *resource.ConfigMap) (controller.Result, error) {
+	name := vm.Metadata.Name
+	inst, err := c.driver.Inspect(name)
+	if err != nil {
+		return controller.Result{}, err
+	}
+	templateRV := tmpl.Metadata.ResourceVersion
+	drift := vm.Status.ObservedTemplateResourceVersion != templateRV
+	_, restart := vm.Metadata.Annotations[resource.AnnotationRestartRequested]
+
+	if b := c.bootOf(name); b != nil {
+		switch {
+		case !b.done && vm.Spec.Running:
+			return controller.Result{}, nil // the boot enqueues the VM when it ends
+		case !b.done:
+			c.cancelBoot(name)
+		case b.err != nil:
+			c.clearBoot(name, vm.Metadata.Generation)
+			if err := c.driver.Stop(ctx, name, 0); err != nil {
+				return controller.Result{}, err
+			}
+			return controller.Result{}, c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
+				setRunning(st, gen, false, resource.ReasonStartFailed, b.err.Error())
+			})
+		default:
+			c.clearBoot(name, 0)
+			if inst.Running {
+				return controller.Result{RequeueAfter: livenessInterval}, c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
+					st.ObservedTemplateResourceVersion = b.templateRV
+					st.Accelerator = inst.Accel
+					setRunning(st, gen, true, resource.ReasonStarted, "the VM is running")
+				})
+			}
+		}
+	}
+
+	switch {
+	case !vm.Spec.Running:
+		if inst.HostAgentAlive || inst.Running {
+			if err := c.driver.Stop(ctx, name, c.grace); err != nil {
+				_ = c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
+					setRunning(st, gen, false, resource.ReasonStopFailed, err.Error())
+				})
+				return controller.Result{}, err
+			}
+		}
+		if drift {
+			if err := c.driver.Reconfigure(ctx, name, []byte(tmpl.Data[resource.TemplateKey])); err != nil {
+				return controller.Result{}, err
+			}
+		}
+		if restart {
+			if err := c.dropAnnotation(ctx, vm, resource.AnnotationRestartRequested); err != nil {
+				return controller.Result{}, err
+			}
+		}
+		return controller.Result{}, c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
+			st.ObservedTemplateResourceVersion = templateRV
+			st.RestartNeeded = false
+			setRunning(st, gen, false, resource.ReasonStopped, "the VM is stopped")
+		})
+
+	case inst.Running && (restart || drift):
+		why := "restarting as requested"
+		if drift {
+			why = "restarting: the template changed"
+		}
+		if err := c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
+			st.RestartNeeded = drift
+			setRunning(st, gen, false, resource.ReasonReconciling, why)
+		}); err != nil {
+			return controller.Result{}, err
+		}
+		if err := c.driver.Stop(ctx, name, c.grace); err != nil {
+			return controller.Result{}, err
+		}
+		if drift {
+			if err := c.driver.Reconfigure(ctx, name, []byte(tmpl.Data[resource.TemplateKey])); err != nil {
+				return controller.Result{}, err
+			}
+		}
+		if restart {
+			if err := c.dropAnnotation(ctx, vm, resource.AnnotationRestartRequested); err != nil {
+				return controller.Result{}, err
+			}
+		}
+		return controller.Result{RequeueAfter: soon}, nil
+
+	case inst.Running:
+		return controller.Result{RequeueAfter: livenessInterval}, c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
+			st.Accelerator = inst.Accel
+			setRunning(st, gen, true, resource.ReasonStarted, "the VM is running")
+		})
+	}
+
+	// It should run and does not.
+	if c.startFailed(name, vm.Metadata.Generation) && !restart && !drift {
+		return controller.Result{}, nil // retried once the VM or its template changes, or on a restart request
+	}
+	if restart {
+		if err := c.dropAnnotation(ctx, vm, resource.AnnotationRestartRequested); err != nil {
+			return controller.Result{}, err
+		}
+	}
+	if drift && !inst.HostAgentAlive {
+		if err := c.driver.Reconfigure(ctx, name, []byte(tmpl.Data[resource.TemplateKey])); err != nil {
+			return controller.Result{}, err
+		}
+	}
+	if err := c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
+		setRunning(st, gen, false, resource.ReasonStarting, "booting the VM")
+	}); err != nil {
+		return controller.Result{}, err
+	}
+	// A host agent that lives but whose VM does not run yet is booting:
+	// one that outlived the daemon is followed, not started twice.
+	if !inst.HostAgentAlive {
+		if err := c.driver.Start(ctx, name); err != nil {
+			c.clearBoot(name, vm.Metadata.Generation)
+			return controller.Result{}, c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
+				setRunning(st, gen, false, resource.ReasonStartFailed, err.Error())
+			})
+		}
+	}
+	c.follow(resource.KeyOf(vm), templateRV)
+	return controller.Result{}, nil
+}
+
+// finalize cleans up a deleted VM: its machine, then its template copy,
+// then its own finalizer.
+func (c *Controller) finalize(ctx context.Context, vm *resource.VM) (controller.Result, error) {
+	if !vm.Metadata.HasFinalizer(resource.FinalizerCleanup) {
+		return controller.Result{}, nil
+	}
+	name := vm.Metadata.Name
+	c.cancelBoot(name)
+	if err := c.driver.Delete(ctx, name); err != nil {
+		return controller.Result{}, fmt.Errorf("delete the machine of vm %s: %w", name, err)
+	}
+	tkey := templateKey(vm)
+	if err := controller.DeleteOwned(ctx, c.store, tkey, vm); err != nil {
+		return controller.Result{}, err
+	}
+	if err := controller.ReleaseOwned(ctx, c.store, tkey, resource.KindVM); err != nil {
+		return controller.Result{}, err
+	}
+	if _, err := c.store.Get(ctx, tkey); !resource.IsNotFound(err) {
+		if err != nil {
+			return controller.Result{}, err
+		}
+		return controller.Result{RequeueAfter: 100 * time.Millisecond}, nil // another finalizer holds it
+	}
+	c.forget(name)
+	return controller.Result{}, controller.RemoveFinalizer(ctx, c.store, resource.KeyOf(vm), resource.FinalizerCleanup)
+}
+
+func (c *Controller) pending(name string) (bool, error) {
+	names, err := c.driver.Uncommitted()
+	if err != nil {
+		return false, err
+	}
+	for _, n := range names {
+		if n == name {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// dropAnnotation removes a one-shot request annotation once it is served.
+func (c *Controller) dropAnnotation(ctx context.Context, vm *resource.VM, a string) error {
+	_, err := controller.Update(ctx, c.store, resource.KeyOf(vm), func(v *resource.VM) (bool, error) {
+		if _, ok := v.Metadata.Annotations[a]; !ok {
+			return false, nil
+		}
+		delete(v.Metadata.Annotations, a)
+		return true, nil
+	})
+	return err
+}
+
+// errStale ends a status write whose VM changed identity meanwhile.
+var errStale = errors.New("the VM was replaced")
+
+// setStatus re-reads the VM and applies mutate to its status with the
+// VM's current generation; nothing is written when nothing changed.
+func (c *Controller) setStatus(ctx context.Context, vm *resource.VM, mutate func(*resource.VMStatus, int64)) error {
+	_, err := controller.UpdateStatus(ctx, c.store, resource.KeyOf(vm), func(v *resource.VM) (bool, error) {
+		if v.Metadata.UID != vm.Metadata.UID {
+			return false, errStale
+		}
+		before := v.Status
+		before.Conditions = slices.Clone(v.Status.Conditions)
+		mutate(&v.Status, v.Metadata.Generation)
+		return !reflect.DeepEqual(before, v.Status), nil
+	})
+	return err
+}

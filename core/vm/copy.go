@@ -1,0 +1,95 @@
+package vm
+
+import (
+	"context"
+	"fmt"
+
+	"paddock.dev/paddock/core/controller"
+	"paddock.dev/paddock/core/resource"
+)
+
+func templateKey(vm *resource.VM) resource.Key {
+	return resource.Key{Kind: resource.KindConfigMap.Name, Namespace: vm.Metadata.Namespace, Name: resource.TemplateName(vm.Metadata.Name)}
+}
+
+// ensureTemplate returns the VM's template copy, making it (or making it
+// anew, when the VM's template or params changed since) from the template
+// the VM names, merged with its params. A copy that an earlier VM of the
+// same name left behind is taken over; one that is being deleted is let go
+// first.
+func (c *Controller) ensureTemplate(ctx context.Context, vm *resource.VM) (*resource.ConfigMap, error) {
+	key := templateKey(vm)
+	var cur *resource.ConfigMap
+	obj, err := c.store.Get(ctx, key)
+	switch {
+	case err == nil:
+		cur = obj.(*resource.ConfigMap)
+	case !resource.IsNotFound(err):
+		return nil, err
+	}
+	if cur != nil && cur.Metadata.Terminating() {
+		if err := controller.ReleaseOwned(ctx, c.store, key, resource.KindVM); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("the template copy %s is being deleted; it is made anew once it is gone", key.Name)
+	}
+	src, err := sourceTemplate(ctx, c.store, vm)
+	if err != nil {
+		return nil, err
+	}
+	source := sourceOf(vm, src)
+	if cur != nil && ownedBy(cur, vm) && cur.Metadata.Annotations[annotationSource] == source {
+		return cur, nil
+	}
+	rendered, err := render(vm, src)
+	if err != nil {
+		return nil, err
+	}
+	desired := &resource.ConfigMap{
+		TypeMeta: resource.TypeMeta{APIVersion: resource.APIVersion, Kind: resource.KindConfigMap.Name},
+		Metadata: resource.ObjectMeta{
+			Name:        key.Name,
+			Namespace:   key.Namespace,
+			Labels:      map[string]string{resource.LabelVM: vm.Metadata.Name},
+			Annotations: map[string]string{annotationSource: source},
+		},
+		Data: map[string]string{resource.TemplateKey: string(rendered)},
+	}
+	controller.Own(desired, vm)
+	if cur == nil {
+		out, err := c.store.Create(ctx, desired)
+		if err != nil {
+			return nil, err
+		}
+		return out.(*resource.ConfigMap), nil
+	}
+	// Remake the copy in place: its data and this VM as its one owner.
+	out, err := controller.Update(ctx, c.store, key, func(cm *resource.ConfigMap) (bool, error) {
+		cm.Data = desired.Data
+		cm.Metadata.Labels = mergeLabels(cm.Metadata.Labels, desired.Metadata.Labels)
+		if cm.Metadata.Annotations == nil {
+			cm.Metadata.Annotations = map[string]string{}
+		}
+		cm.Metadata.Annotations[annotationSource] = source
+		cm.Metadata.OwnerReferences = desired.Metadata.OwnerReferences
+		cm.Metadata.AddFinalizer(resource.OwnedByFinalizer(resource.KindVM.Name))
+		return true, nil
+	})
+	return out, err
+}
+
+func ownedBy(cm *resource.ConfigMap, vm *resource.VM) bool {
+	ref, ok := cm.Metadata.OwnerOfKind(resource.KindVM.Name)
+	return ok && ref.UID == vm.Metadata.UID
+}
+
+func mergeLabels(a, b map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,14 @@
+// Package vm is the VM controller: it makes each VM object a real virtual
+// machine through a Driver (Lima, in platform/lima) and reports what
+// happens through the VM's conditions.
+//
+// A VM's template is copied, merged with the VM's params and validated,
+// into a ConfigMap the VM owns (resource.TemplateName); the copy is what the
+// VM is created and restarted from. Created and Running carry the reasons
+// of resource.Reason*; status.restartCount rises each time Running becomes
+// True; status.observedTemplateResourceVersion names the copy the VM last
+// started from (or, stopped, was configured with).
+//
+// Admit is the store's admission check for VMs and their template copies:
+// a template Lima rejects never reaches the store.
+package vm
