@@ -85,6 +85,7 @@ starts the daemon when it is not running.`,
 	root.AddCommand(
 		newVersionCmd(c),
 		newServiceCmd(c),
+		newHostAgentCmd(c),
 	)
 	return root
 }
