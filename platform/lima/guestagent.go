@@ -14,7 +14,7 @@ import (
 
 // guestAgentPackage is Lima's guest agent, which runs inside every VM; the
 // go.mod's tool directive pins it to the Lima the driver is built with.
-const guestAgentPackage = "github.com/lima-vm/lima/cmd/lima-guestagent"
+const guestAgentPackage = limaModule + "/cmd/lima-guestagent"
 
 // GuestAgentName is the file name Lima looks for, beside the paddock binary
 // or in ../share/lima from it, for a Linux guest of arch (Lima's name:
@@ -37,7 +37,7 @@ func BuildGuestAgent(ctx context.Context, goTool, moduleDir, dir string, arch li
 	if !ok {
 		return "", fmt.Errorf("no guest agent build for architecture %q", arch)
 	}
-	version, err := goOutput(ctx, goTool, moduleDir, nil, "list", "-m", "-f", "{{.Version}}", "github.com/lima-vm/lima")
+	version, err := goOutput(ctx, goTool, moduleDir, nil, "list", "-m", "-f", "{{.Version}}", limaModule)
 	if err != nil {
 		return "", err
 	}
@@ -47,7 +47,7 @@ func BuildGuestAgent(ctx context.Context, goTool, moduleDir, dir string, arch li
 	out := filepath.Join(dir, GuestAgentName(arch))
 	env := []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=" + goarch}
 	if _, err := goOutput(ctx, goTool, moduleDir, env, "build", "-trimpath",
-		"-ldflags", "-s -w -X github.com/lima-vm/lima/pkg/version.Version="+version,
+		"-ldflags", "-s -w -X "+limaModule+"/pkg/version.Version="+version,
 		"-o", out, guestAgentPackage); err != nil {
 		return "", err
 	}

@@ -57,7 +57,9 @@ func (h *slogHook) Levels() []logrus.Level { return logrus.AllLevels }
 
 func (h *slogHook) Fire(e *logrus.Entry) error {
 	attrs := make([]slog.Attr, 0, len(e.Data)+1)
-	attrs = append(attrs, slog.String("source", "lima"))
+	if _, ok := e.Data["source"]; !ok {
+		attrs = append(attrs, slog.String("source", "lima"))
+	}
 	for k, v := range e.Data {
 		if err, ok := v.(error); ok {
 			v = err.Error()

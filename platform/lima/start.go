@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/lima-vm/lima/pkg/executil"
@@ -133,8 +134,12 @@ func (d *Driver) launch(name, dir, guestAgent, accel string) error {
 
 // clearLeftovers kills what still runs of the instance and removes the
 // stale pid and socket files that would make Lima believe it runs. After a
-// host agent died, it kills a VM process that outlived it.
+// host agent died, it kills a VM process that outlived it. An instance
+// with no such files is left alone.
 func (d *Driver) clearLeftovers(state Instance) error {
+	if stale, err := hasRuntimeFiles(state.Dir); err != nil || !stale {
+		return err
+	}
 	inst, err := store.Inspect(state.Name)
 	if err != nil {
 		return err
@@ -150,4 +155,21 @@ func (d *Driver) clearLeftovers(state Instance) error {
 	d.Logger.Info("clearing what a dead host agent left", "instance", state.Name, "vmProcess", inst.DriverPID)
 	instance.StopForcibly(inst)
 	return d.waitGone(state.Name, pidGoneTimeout)
+}
+
+// hasRuntimeFiles reports whether dir holds any of the pid, socket and
+// temporary files that Lima removes when it stops an instance by force.
+func hasRuntimeFiles(dir string) (bool, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range entries {
+		for _, suffix := range filenames.TmpFileSuffixes {
+			if strings.HasSuffix(e.Name(), suffix) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }
