@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lima-vm/lima/pkg/limayaml"
+	"github.com/lima-vm/lima/pkg/version"
 
 	"paddock.dev/paddock/core/logging"
 	"paddock.dev/paddock/platform/lima"
@@ -38,11 +39,53 @@ var (
 	e2eErr  error
 )
 
+// Lima reads LIMA_HOME from the environment, so a process drives one: all
+// tests share one short temporary directory (Lima's sockets live there,
+// and socket paths are limited to about 100 bytes) and its Lima home.
+var (
+	tmpOnce sync.Once
+	tmpDir  string
+	tmpErr  error
+)
+
+func sharedTemp(tb testing.TB) string {
+	tb.Helper()
+	tmpOnce.Do(func() { tmpDir, tmpErr = os.MkdirTemp("", "pdt-") })
+	if tmpErr != nil {
+		tb.Fatal(tmpErr)
+	}
+	return tmpDir
+}
+
+// newDriver returns a driver on the shared Lima home, for tests that boot
+// nothing.
+func newDriver(tb testing.TB) *lima.Driver {
+	return &lima.Driver{
+		LimaHome:   filepath.Join(sharedTemp(tb), "lima"),
+		Executable: "/nonexistent/paddock",
+		Logger:     logging.New(os.Stderr, slog.LevelWarn),
+	}
+}
+
 func TestMain(m *testing.M) {
+	// Test binaries carry no module build information, from which the
+	// driver takes Lima's version when the link did not stamp one.
+	v, err := output(context.Background(), "", "go", "list", "-m", "-f", "{{.Version}}", "github.com/lima-vm/lima")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	version.Version = v
 	code := m.Run()
 	if e2eEnv != nil {
-		if err := e2eEnv.teardown(); err != nil {
+		if err := e2eEnv.deleteAll(); err != nil {
 			fmt.Fprintln(os.Stderr, "e2e teardown:", err)
+			code = 1
+		}
+	}
+	if tmpDir != "" {
+		if err := os.RemoveAll(tmpDir); err != nil {
+			fmt.Fprintln(os.Stderr, "test teardown:", err)
 			code = 1
 		}
 	}
@@ -59,14 +102,15 @@ func setupE2E(tb testing.TB) *e2e {
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		tb.Fatalf("the end-to-end tests boot x86_64 Linux guests on a Linux amd64 host, not on %s/%s", runtime.GOOS, runtime.GOARCH)
 	}
-	e2eOnce.Do(func() { e2eEnv, e2eErr = newE2E() })
+	tmp := sharedTemp(tb)
+	e2eOnce.Do(func() { e2eEnv, e2eErr = newE2E(tmp) })
 	if e2eErr != nil {
 		tb.Fatal(e2eErr)
 	}
 	return e2eEnv
 }
 
-func newE2E() (*e2e, error) {
+func newE2E(tmp string) (*e2e, error) {
 	for _, prog := range []string{"qemu-system-x86_64", "qemu-img", "ssh", "ssh-keygen"} {
 		if _, err := exec.LookPath(prog); err != nil {
 			return nil, fmt.Errorf("prerequisite missing: %w", err)
@@ -75,12 +119,6 @@ func newE2E() (*e2e, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	root, err := output(ctx, "", "go", "list", "-m", "-f", "{{.Dir}}")
-	if err != nil {
-		return nil, err
-	}
-	// A short directory: Lima's sockets live under LIMA_HOME, and socket
-	// paths are limited to about 100 bytes.
-	tmp, err := os.MkdirTemp("", "pde2e-")
 	if err != nil {
 		return nil, err
 	}
@@ -101,9 +139,9 @@ func newE2E() (*e2e, error) {
 	if env.imageDir, err = output(ctx, root, filepath.Join(root, "platform/linux/guestimage/build.sh")); err != nil {
 		return env, err
 	}
-	level := slog.LevelInfo
-	if testing.Verbose() {
-		level = slog.LevelDebug
+	level, err := logging.ParseLevel(os.Getenv(logging.EnvLevel))
+	if err != nil {
+		return env, err
 	}
 	env.driver = &lima.Driver{
 		LimaHome:   filepath.Join(tmp, "lima"),
@@ -131,20 +169,21 @@ user: {name: paddock, uid: 1000}
 ` + extra)
 }
 
-// teardown deletes every instance the tests left and the temporary files.
-func (e *e2e) teardown() error {
-	if e.driver != nil {
-		names, err := e.driver.List()
-		if err != nil {
+// deleteAll deletes every instance the tests left.
+func (e *e2e) deleteAll() error {
+	if e.driver == nil {
+		return nil
+	}
+	names, err := e.driver.List()
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if err := e.driver.Delete(context.Background(), n); err != nil {
 			return err
 		}
-		for _, n := range names {
-			if err := e.driver.Delete(context.Background(), n); err != nil {
-				return err
-			}
-		}
 	}
-	return os.RemoveAll(e.tmp)
+	return nil
 }
 
 // ssh runs a command in the instance's guest over SSH and returns its

@@ -130,7 +130,7 @@ func TestE2EUnbootable(t *testing.T) {
 	}
 }
 
-func startRunning(t *testing.T, d *lima.Driver, name string) {
+func startRunning(t testing.TB, d *lima.Driver, name string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), bootTimeout)
 	defer cancel()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lima-vm/lima/pkg/hostagent/events"
+	"github.com/lima-vm/lima/pkg/limayaml"
 	"github.com/lima-vm/lima/pkg/store/filenames"
 )
 
@@ -90,6 +91,13 @@ func (d *Driver) WaitRunning(ctx context.Context, name string) error {
 	if err := d.init(); err != nil {
 		return err
 	}
+	inst, err := d.Inspect(name)
+	if err != nil {
+		return err
+	}
+	if !inst.Exists {
+		return fmt.Errorf("%w: %s", ErrNotFound, name)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	result := make(chan error, 1)
@@ -122,14 +130,14 @@ func (d *Driver) WaitRunning(ctx context.Context, name string) error {
 		case <-ctx.Done():
 			return fmt.Errorf("instance %s: waiting to be running: %w", name, ctx.Err())
 		case <-tick.C:
-			inst, err := d.Inspect(name)
+			p, err := d.processes(inst.Dir, limayaml.VMType(inst.VMType))
 			if err != nil {
 				return err
 			}
-			if !inst.HostAgentAlive {
+			if !p.hostAgentAlive {
 				return d.startError(name, "the host agent is not running", nil)
 			}
-			if inst.DriverPID != 0 && !inst.DriverAlive {
+			if p.driverPID != 0 && !p.driverAlive {
 				return d.startError(name, "the VM process died", nil)
 			}
 		}

@@ -80,19 +80,17 @@ func (d *Driver) Inspect(name string) (Instance, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return Instance{}, err
 	}
-	if out.HostAgentPID, err = readPID(filepath.Join(inst.Dir, filenames.HostAgentPID)); err != nil {
-		return Instance{}, err
-	}
 	vmType := limayaml.QEMU
 	if inst.Config != nil {
 		vmType = *inst.Config.VMType
 	}
-	if out.DriverPID, err = readPID(filepath.Join(inst.Dir, filenames.PIDFile(vmType))); err != nil {
+	p, err := d.processes(inst.Dir, vmType)
+	if err != nil {
 		return Instance{}, err
 	}
-	out.HostAgentAlive = d.alive(out.HostAgentPID, inst.Dir)
-	out.DriverAlive = d.alive(out.DriverPID, inst.Dir)
-	out.Running = out.HostAgentAlive && out.DriverAlive
+	out.HostAgentPID, out.HostAgentAlive = p.hostAgentPID, p.hostAgentAlive
+	out.DriverPID, out.DriverAlive = p.driverPID, p.driverAlive
+	out.Running = p.hostAgentAlive && p.driverAlive
 	return out, nil
 }
 
@@ -115,6 +113,30 @@ func (d *Driver) LiveHostAgents() ([]Instance, error) {
 		}
 	}
 	return live, nil
+}
+
+// procs are an instance's host agent and VM processes.
+type procs struct {
+	hostAgentPID   int
+	hostAgentAlive bool
+	driverPID      int
+	driverAlive    bool
+}
+
+// processes reads the pid files of the instance in dir and checks the
+// processes. It is the cheap part of Inspect, for polling.
+func (d *Driver) processes(dir string, vmType limayaml.VMType) (procs, error) {
+	var p procs
+	var err error
+	if p.hostAgentPID, err = readPID(filepath.Join(dir, filenames.HostAgentPID)); err != nil {
+		return p, err
+	}
+	if p.driverPID, err = readPID(filepath.Join(dir, filenames.PIDFile(vmType))); err != nil {
+		return p, err
+	}
+	p.hostAgentAlive = d.alive(p.hostAgentPID, dir)
+	p.driverAlive = d.alive(p.driverPID, dir)
+	return p, nil
 }
 
 // readPID returns the pid in path, or 0 if there is no such file.

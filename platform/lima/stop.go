@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lima-vm/lima/pkg/limayaml"
 	"github.com/lima-vm/lima/pkg/osutil"
 )
 
@@ -70,14 +71,18 @@ func (d *Driver) StopAll(ctx context.Context, names []string, grace time.Duratio
 // waitStopped waits until neither the host agent nor the VM process of the
 // instance is alive, or ctx ends.
 func (d *Driver) waitStopped(ctx context.Context, name string) error {
+	inst, err := d.Inspect(name)
+	if err != nil || !inst.Exists {
+		return err
+	}
 	tick := time.NewTicker(stopPoll)
 	defer tick.Stop()
 	for {
-		state, err := d.Inspect(name)
+		p, err := d.processes(inst.Dir, limayaml.VMType(inst.VMType))
 		if err != nil {
 			return err
 		}
-		if !state.HostAgentAlive && !state.DriverAlive {
+		if !p.hostAgentAlive && !p.driverAlive {
 			return nil
 		}
 		select {

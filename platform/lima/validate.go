@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 
@@ -41,6 +42,34 @@ var fieldREs = []*regexp.Regexp{
 	regexp.MustCompile("field `([^`]+)`"),
 	regexp.MustCompile(`unknown field "([^"]+)"`),
 	regexp.MustCompile(`Go struct field [A-Za-z]+\.(\S+) of type`),
+}
+
+// goFieldRE is the index of the pattern that yields Go field names.
+const goFieldRE = 2
+
+// yamlPath turns a path of Go field names of limayaml.LimaYAML, as the YAML
+// decoder reports them ("SSH.LocalPort"), into the template's field names
+// ("ssh.localPort"). A name it cannot resolve is kept as it is.
+func yamlPath(goPath string) string {
+	t := reflect.TypeFor[limayaml.LimaYAML]()
+	parts := strings.Split(goPath, ".")
+	for i, name := range parts {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			break
+		}
+		f, ok := t.FieldByName(name)
+		if !ok {
+			break
+		}
+		if tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); tag != "" && tag != "-" {
+			parts[i] = tag
+		}
+		t = f.Type
+	}
+	return strings.Join(parts, ".")
 }
 
 // Validate checks templateYAML with Lima's own loader (which fills in
@@ -93,9 +122,12 @@ func validationError(err error) *ValidationError {
 			continue
 		}
 		p := Problem{Message: e.Error()}
-		for _, re := range fieldREs {
+		for i, re := range fieldREs {
 			if m := re.FindStringSubmatch(p.Message); m != nil {
 				p.Field = m[1]
+				if i == goFieldRE {
+					p.Field = yamlPath(p.Field)
+				}
 				break
 			}
 		}

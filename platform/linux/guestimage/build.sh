@@ -108,12 +108,17 @@ cp -R --preserve=mode "$here/rootfs/." "$root/"
 echo lima >"$root/etc/hostname"
 echo 'LABEL=lima-root / ext4 defaults,discard 0 1' >"$root/etc/fstab"
 rm -f "$root"/etc/ssh/ssh_host_*
-chroot "$root" systemctl enable lima-init.service lima-boot.service systemd-networkd.service >&2
-# Units that only cost boot time in a VM Lima drives.
+chroot "$root" systemctl enable lima-init.service lima-boot.service lima-growfs.service >&2
+# Units that only cost boot time in a VM that Lima drives over SSH: timers
+# for long-lived machines, consoles, kernel debug file systems, and checks
+# of a root file system that the image and lima-init already took care of.
 chroot "$root" systemctl mask systemd-networkd-wait-online.service \
+	systemd-network-generator.service systemd-fsck-root.service \
 	apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer e2scrub_reap.service \
-	fstrim.timer systemd-pstore.service getty@tty1.service \
-	dpkg-db-backup.timer >&2
+	fstrim.timer dpkg-db-backup.timer systemd-tmpfiles-clean.timer \
+	systemd-pstore.service getty@tty1.service serial-getty@ttyS0.service \
+	sys-kernel-debug.mount sys-kernel-tracing.mount dev-hugepages.mount \
+	modprobe@drm.service modprobe@efi_pstore.service >&2
 chroot "$root" apt-get clean
 for m in proc sys dev; do umount "$root/$m"; done
 rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/var/log/*.log
@@ -137,7 +142,7 @@ images:
   arch: x86_64
   kernel:
     location: $out/vmlinuz
-    cmdline: "root=LABEL=lima-root ro console=ttyS0 net.ifnames=0 quiet mitigations=off"
+    cmdline: "root=LABEL=lima-root rw console=ttyS0 net.ifnames=0 quiet mitigations=off"
   initrd:
     location: $out/initrd.img
 cpuType:
