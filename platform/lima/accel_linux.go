@@ -2,9 +2,6 @@ package lima
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,23 +54,8 @@ func useAccel(accel string, arch limayaml.Arch, executable, limaHome string) err
 		return err
 	}
 	link := filepath.Join(limaHome, "_paddock", "bin", "qemu-system-"+arch)
-	if err := os.MkdirAll(filepath.Dir(link), 0o700); err != nil {
+	if err := linkExecutable(executable, link); err != nil {
 		return err
-	}
-	if target, err := os.Readlink(link); err != nil || target != executable {
-		// Another host agent may be making the same link: make it under a
-		// name of our own and rename it into place.
-		tmp := fmt.Sprintf("%s.tmp-%d", link, os.Getpid())
-		// A leftover of an earlier host agent that had this pid.
-		if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		if err := os.Symlink(executable, tmp); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, link); err != nil {
-			return err
-		}
 	}
 	if err := os.Setenv("QEMU_SYSTEM_"+strings.ToUpper(arch), link); err != nil {
 		return err

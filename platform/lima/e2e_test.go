@@ -128,6 +128,7 @@ func TestE2EUnbootable(t *testing.T) {
 	if !strings.Contains(err.Error(), "kernel") {
 		t.Errorf("start error %q does not name the kernel as the cause", err)
 	}
+	t.Logf("the start failed as it should: %v", err)
 }
 
 func startRunning(t testing.TB, d *lima.Driver, name string) {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -103,13 +104,18 @@ func (d *Driver) WaitRunning(ctx context.Context, name string) error {
 	result := make(chan error, 1)
 	go func() {
 		var outcome error = &StartError{Name: name, Reason: "the host agent's event log ended before it was running"}
+		var first time.Time
 		err := d.Watch(ctx, name, time.Now(), func(ev Event) bool {
+			if first.IsZero() {
+				first = ev.Time
+			}
 			switch {
 			case ev.Exiting:
 				outcome = d.startError(name, "the host agent exited before the VM was running", ev.Errors)
 			case ev.Degraded:
 				outcome = d.startError(name, "the VM runs degraded", ev.Errors)
 			case ev.Running:
+				d.Logger.Info("instance running", "instance", name, "boot", ev.Time.Sub(first).Round(time.Millisecond))
 				outcome = nil
 			default:
 				return false
@@ -165,10 +171,15 @@ const tailLines = 5
 // tailBytes is how much of the end of a log ErrorTail reads.
 const tailBytes = 64 << 10
 
+// failureMessages start the lines of Lima v1.2.2's host agent that explain
+// a failure without being logged as errors: what QEMU printed on its
+// standard error (logged at debug), and why the VM driver stopped (info).
+var failureMessages = []string{"qemu[stderr]: ", "Driver stopped due to error"}
+
 // ErrorTail returns the last n error lines of a host agent's stderr log:
-// logrus JSON lines at level error, fatal or panic (their message and
-// error), and lines that are not JSON at all (a panic, or the command's own
-// last words).
+// JSON log lines at level error, fatal or panic (their message and error),
+// the lines that start with one of failureMessages, and lines that are not
+// JSON at all (a panic, or the command's own last words).
 func ErrorTail(path string, n int) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -207,13 +218,17 @@ func ErrorTail(path string, n int) ([]string, error) {
 			lines = append(lines, line)
 			continue
 		}
-		switch entry.Level {
+		switch strings.ToLower(entry.Level) {
 		case "error", "fatal", "panic":
-			if entry.Error != "" {
-				entry.Msg += ": " + entry.Error
+		default:
+			if !slices.ContainsFunc(failureMessages, func(p string) bool { return strings.HasPrefix(entry.Msg, p) }) {
+				continue
 			}
-			lines = append(lines, entry.Msg)
 		}
+		if entry.Error != "" {
+			entry.Msg += ": " + entry.Error
+		}
+		lines = append(lines, entry.Msg)
 	}
 	if err := sc.Err(); err != nil && !errors.Is(err, bufio.ErrTooLong) {
 		return nil, err

@@ -48,9 +48,11 @@ type HostAgentOptions struct {
 // RunHostAgent runs Lima's host agent for an instance under $LIMA_HOME in
 // this process until it is interrupted (SIGINT or SIGTERM; on Windows a
 // console control event) or the VM stops. It is `paddock hostagent`.
-// Beyond Lima's own host agent it chooses the QEMU accelerator ($PADDOCK_QEMU_ACCEL,
-// probing KVM when it is auto or unset), records it for Inspect, and works
-// around Lima v1.2.2 losing the guest agent's socket forward on slow boots.
+// Beyond Lima's own host agent it chooses the QEMU accelerator
+// ($PADDOCK_QEMU_ACCEL, probing KVM when it is auto or unset) and records it
+// for Inspect, notices the guest's SSH server as soon as it answers (on
+// Linux, see ExecSSH), and works around Lima v1.2.2 losing the guest
+// agent's socket forward on slow boots.
 func RunHostAgent(ctx context.Context, o HostAgentOptions) error {
 	logger := newHostAgentLogger(o.Stderr, min(o.Level, slog.LevelDebug))
 	if o.Socket == "" {
@@ -90,6 +92,9 @@ func RunHostAgent(ctx context.Context, o HostAgentOptions) error {
 		return err
 	}
 	if err := useAccel(accel, *inst.Config.Arch, exe, d.LimaHome); err != nil {
+		return err
+	}
+	if err := installSSHShim(exe, d.LimaHome); err != nil {
 		return err
 	}
 

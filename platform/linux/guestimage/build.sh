@@ -108,7 +108,7 @@ cp -R --preserve=mode "$here/rootfs/." "$root/"
 echo lima >"$root/etc/hostname"
 echo 'LABEL=lima-root / ext4 defaults,discard 0 1' >"$root/etc/fstab"
 rm -f "$root"/etc/ssh/ssh_host_*
-chroot "$root" systemctl enable lima-init.service lima-boot.service lima-growfs.service >&2
+chroot "$root" systemctl enable lima-init.service lima-guestagent-early.service lima-boot.service lima-growfs.service >&2
 # Units that only cost boot time in a VM that Lima drives over SSH: timers
 # for long-lived machines, consoles, kernel debug file systems, and checks
 # of a root file system that the image and lima-init already took care of.
