@@ -1,0 +1,38 @@
+// Package lima drives Linux VMs through Lima v1.2.2, used as a library: it
+// owns everything between Paddock's VM controller and Lima. It does not
+// reconcile anything itself; the controller calls it and maps what it
+// reports to conditions.
+//
+// A Driver works on the instances under one LIMA_HOME:
+//
+//   - Validate checks a template with Lima's loader and validator (and
+//     rejects fields Lima does not know); a *ValidationError names the
+//     fields at fault.
+//   - Create makes an instance. It leaves a pending-create marker that the
+//     caller removes with Commit once it has recorded the instance;
+//     Uncommitted lists the markers a crash left, so that an instance that
+//     Lima has but the caller never recorded is found. Delete removes an
+//     instance and its marker.
+//   - Start launches `paddock hostagent NAME` (RunHostAgent) in a process
+//     group of its own, so that it outlives the daemon, and returns once it
+//     runs. WaitRunning and Watch follow its events; a failed start is a
+//     *StartError carrying the last errors the host agent logged.
+//   - Stop interrupts the host agent, waits a grace period, then kills what
+//     is left; StopAll stops several in parallel.
+//   - Inspect tells whether an instance exists and runs, from the host
+//     agent's and the VM's processes, not from a status file; List and
+//     LiveHostAgents find instances and host agents that outlived a daemon.
+//
+// RunHostAgent is Lima's host agent inside the paddock binary. On Linux it
+// also picks QEMU's accelerator (PADDOCK_QEMU_ACCEL: auto, kvm or tcg; auto
+// probes whether KVM really runs a guest, see platform/linux) and, for TCG,
+// points Lima's QEMU driver at the paddock binary under the name
+// qemu-system-ARCH, which rewrites Lima's KVM arguments and execs the real
+// QEMU. It works around Lima v1.2.2 losing the guest agent's socket forward
+// on slow boots, so that a start under TCG ends Running, not degraded.
+//
+// EnsureUserKey creates Lima's SSH user key crash-safely; RouteLogrus sends
+// Lima's logrus output to log/slog. BuildGuestAgent (and the
+// build-guestagent command) builds Lima's guest agent, which Lima finds
+// beside the paddock binary or in ../share/lima from it.
+package lima

@@ -1,0 +1,159 @@
+package lima
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/lima-vm/lima/pkg/instance"
+	"github.com/lima-vm/lima/pkg/store"
+)
+
+// EnvLimaHome is the variable through which Lima finds its home directory.
+const EnvLimaHome = "LIMA_HOME"
+
+// Driver drives the Lima instances under one LIMA_HOME. Lima's library
+// reads LIMA_HOME from the environment, so the first use of a Driver sets
+// it for the whole process, and a process can use Drivers of one LimaHome
+// only. A Driver must not be copied after first use.
+type Driver struct {
+	// LimaHome is Lima's home directory; keep it short, since Lima puts
+	// sockets in it and socket paths are limited to about 100 bytes.
+	LimaHome string
+	// Executable is the paddock binary, started as `paddock hostagent`.
+	// Lima also looks for its guest agent beside it or in ../share/lima.
+	Executable string
+	// Logger receives the driver's log and Lima's; nil means slog.Default().
+	Logger *slog.Logger
+	// Accel is how QEMU accelerates guests: "auto" (the default), "kvm" or
+	// "tcg". See EnvAccel.
+	Accel string
+
+	once    sync.Once
+	initErr error
+	mu      sync.Mutex
+	exited  map[int]error // host agents this process started and reaped
+}
+
+// ErrExists is returned by Create for an instance that exists already.
+var ErrExists = errors.New("instance exists already")
+
+var (
+	limaHomeMu  sync.Mutex
+	limaHomeSet string
+)
+
+// init sets LIMA_HOME for the process, routes Lima's logs to the logger
+// and makes sure the user's SSH key exists; it runs once per Driver.
+func (d *Driver) init() error {
+	d.once.Do(func() {
+		if d.Logger == nil {
+			d.Logger = slog.Default()
+		}
+		d.exited = map[int]error{}
+		d.initErr = d.setLimaHome()
+		if d.initErr == nil {
+			RouteLogrus(d.Logger)
+		}
+	})
+	return d.initErr
+}
+
+func (d *Driver) setLimaHome() error {
+	if d.LimaHome == "" || !filepath.IsAbs(d.LimaHome) {
+		return fmt.Errorf("lima home %q must be an absolute path", d.LimaHome)
+	}
+	limaHomeMu.Lock()
+	defer limaHomeMu.Unlock()
+	if limaHomeSet != "" && limaHomeSet != d.LimaHome {
+		return fmt.Errorf("this process already drives Lima home %s; it cannot drive %s too", limaHomeSet, d.LimaHome)
+	}
+	if err := os.MkdirAll(d.LimaHome, 0o700); err != nil {
+		return err
+	}
+	if err := os.Setenv(EnvLimaHome, d.LimaHome); err != nil {
+		return err
+	}
+	limaHomeSet = d.LimaHome
+	return nil
+}
+
+// List returns the names of the instances under LimaHome.
+func (d *Driver) List() ([]string, error) {
+	if err := d.init(); err != nil {
+		return nil, err
+	}
+	return store.Instances()
+}
+
+// Create creates the instance name from templateYAML: validates it (a
+// *ValidationError says what is wrong), generates the user's SSH key if
+// needed and lets Lima write the instance directory. It first records a
+// pending-create marker (see Uncommitted) that stays until Commit or
+// Delete, so that a crash between here and the caller recording the
+// instance is found on the next start. If Lima fails half way, the
+// instance directory is removed again.
+func (d *Driver) Create(ctx context.Context, name string, templateYAML []byte) error {
+	if err := d.init(); err != nil {
+		return err
+	}
+	if err := store.ValidateInstName(name); err != nil {
+		return &ValidationError{Problems: []Problem{{Field: "name", Message: err.Error()}}}
+	}
+	if _, err := d.load(name, templateYAML); err != nil {
+		return err
+	}
+	dir, err := store.InstanceDir(name)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(dir); err == nil {
+		return fmt.Errorf("%w: %s", ErrExists, name)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := EnsureUserKey(d.LimaHome); err != nil {
+		return err
+	}
+	if err := d.markPending(name); err != nil {
+		return err
+	}
+	if _, err := instance.Create(ctx, name, templateYAML, false); err != nil {
+		if rmErr := os.RemoveAll(dir); rmErr != nil {
+			return errors.Join(fmt.Errorf("create instance %s: %w", name, err), fmt.Errorf("remove what was created: %w", rmErr))
+		}
+		return fmt.Errorf("create instance %s: %w", name, err)
+	}
+	return nil
+}
+
+// Delete stops the instance if it runs (forcibly: it is going away) and
+// removes its directory and its pending-create marker. Deleting an instance
+// that does not exist succeeds.
+func (d *Driver) Delete(ctx context.Context, name string) error {
+	if err := d.init(); err != nil {
+		return err
+	}
+	inst, err := store.Inspect(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return err
+	default:
+		if err := d.Stop(ctx, name, 0); err != nil {
+			return err
+		}
+		if inst, err = store.Inspect(name); err != nil {
+			return err
+		}
+		if err := instance.Delete(ctx, inst, true); err != nil {
+			return fmt.Errorf("delete instance %s: %w", name, err)
+		}
+	}
+	return d.Commit(name)
+}

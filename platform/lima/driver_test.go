@@ -1,0 +1,138 @@
+package lima_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"paddock.dev/paddock/platform/lima"
+)
+
+// fakeImageTemplate is a template Lima accepts; nothing boots it.
+func fakeImageTemplate(tb testing.TB) []byte {
+	tb.Helper()
+	img := filepath.Join(sharedTemp(tb), "image.qcow2")
+	if err := os.WriteFile(img, []byte("not booted\n"), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return []byte(`vmType: qemu
+arch: x86_64
+images:
+- location: ` + img + `
+  arch: x86_64
+mounts: []
+containerd: {system: false, user: false}
+ssh: {loadDotSSHPubKeys: false}
+user: {name: paddock, uid: 1000}
+`)
+}
+
+func TestValidateNamesTheField(t *testing.T) {
+	d := newDriver(t)
+	tests := []struct {
+		name, yaml, field string
+	}{
+		{"Lima's validator", "images: []\n", "images"},
+		{"a value of the wrong type", "cpus: many\n", "cpus"},
+		{"a field Lima does not know", "cpuz: 2\n", "cpuz"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := d.Validate([]byte(tt.yaml))
+			var ve *lima.ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("Validate(%q) = %v, want a *lima.ValidationError", tt.yaml, err)
+			}
+			fields := make([]string, len(ve.Problems))
+			for i, p := range ve.Problems {
+				fields[i] = p.Field
+			}
+			if !slices.Contains(fields, tt.field) {
+				t.Errorf("Validate(%q) named fields %q, want %q among them; error: %v", tt.yaml, fields, tt.field, err)
+			}
+		})
+	}
+}
+
+func TestValidateAcceptsAGoodTemplate(t *testing.T) {
+	if err := newDriver(t).Validate(fakeImageTemplate(t)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCreateIsPendingUntilCommitted(t *testing.T) {
+	d := newDriver(t)
+	ctx := context.Background()
+	const name = "pending"
+	if err := d.Create(ctx, name, fakeImageTemplate(t)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := d.Delete(ctx, name); err != nil {
+			t.Error(err)
+		}
+	})
+	if pending, err := d.Uncommitted(); err != nil || !slices.Contains(pending, name) {
+		t.Fatalf("after Create, Uncommitted() = %v, %v; want %s listed", pending, err, name)
+	}
+	if err := d.Create(ctx, name, fakeImageTemplate(t)); !errors.Is(err, lima.ErrExists) {
+		t.Errorf("second Create = %v, want ErrExists", err)
+	}
+	if err := d.Commit(name); err != nil {
+		t.Fatal(err)
+	}
+	if pending, err := d.Uncommitted(); err != nil || slices.Contains(pending, name) {
+		t.Fatalf("after Commit, Uncommitted() = %v, %v; want %s gone", pending, err, name)
+	}
+	inst, err := d.Inspect(name)
+	if err != nil || !inst.Exists || inst.Running {
+		t.Fatalf("Inspect = %+v, %v; want an existing instance that does not run", inst, err)
+	}
+}
+
+// A crash after Create leaves the marker; deleting the instance, as a
+// controller does for one it never recorded, clears both.
+func TestDeleteClearsAnUncommittedCreate(t *testing.T) {
+	d := newDriver(t)
+	ctx := context.Background()
+	const name = "orphan"
+	if err := d.Create(ctx, name, fakeImageTemplate(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Delete(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	if pending, err := d.Uncommitted(); err != nil || slices.Contains(pending, name) {
+		t.Fatalf("after Delete, Uncommitted() = %v, %v; want %s gone", pending, err, name)
+	}
+	if inst, err := d.Inspect(name); err != nil || inst.Exists {
+		t.Fatalf("after Delete, Inspect = %+v, %v; want no instance", inst, err)
+	}
+	if err := d.Delete(ctx, name); err != nil {
+		t.Errorf("deleting a deleted instance: %v", err)
+	}
+}
+
+func TestCreateRejectsAnInvalidTemplateWithoutLeavingAnything(t *testing.T) {
+	d := newDriver(t)
+	const name = "invalid"
+	var ve *lima.ValidationError
+	if err := d.Create(context.Background(), name, []byte("cpus: many\n")); !errors.As(err, &ve) {
+		t.Fatalf("Create = %v, want a *lima.ValidationError", err)
+	}
+	if pending, err := d.Uncommitted(); err != nil || slices.Contains(pending, name) {
+		t.Errorf("Uncommitted() = %v, %v after a rejected create", pending, err)
+	}
+	if inst, err := d.Inspect(name); err != nil || inst.Exists {
+		t.Errorf("Inspect = %+v, %v after a rejected create", inst, err)
+	}
+}
+
+func TestStartOfAMissingInstance(t *testing.T) {
+	if err := newDriver(t).Start(context.Background(), "nonesuch"); !errors.Is(err, lima.ErrNotFound) {
+		t.Errorf("Start = %v, want ErrNotFound", err)
+	}
+}

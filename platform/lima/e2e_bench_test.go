@@ -1,0 +1,129 @@
+package lima_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lima-vm/lima/pkg/instance"
+	"github.com/lima-vm/lima/pkg/store"
+
+	"paddock.dev/paddock/platform/lima"
+)
+
+// stopGrace bounds a graceful stop in the benchmarks.
+const stopGrace = 2 * time.Minute
+
+// Start to Running through the driver, and through Lima's own library
+// start (instance.Start, which runs the same `paddock hostagent` and waits
+// for Running) of the same instance, alternately. Lima's start passes
+// --debug ahead of the command when its log level is debug, which the
+// paddock command line does not accept: run it at info level or above.
+//
+//	PADDOCK_E2E=1 go test -run '^$' -bench StartToRunning ./platform/lima
+func BenchmarkStartToRunning(b *testing.B) {
+	e := setupE2E(b)
+	d := e.driver
+	ctx := context.Background()
+	const name = "bench"
+	createCommitted(b, d, name, e.template(b, ""))
+	var viaDriver, viaLima time.Duration
+	for range b.N {
+		t0 := time.Now()
+		startRunning(b, d, name)
+		viaDriver += time.Since(t0)
+		if err := d.Stop(ctx, name, stopGrace); err != nil {
+			b.Fatal(err)
+		}
+
+		inst, err := store.Inspect(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t0 = time.Now()
+		// Lima ends the host agent with its context: it gets none.
+		if err := instance.Start(context.Background(), inst, d.Executable, false); err != nil {
+			b.Fatal(err)
+		}
+		viaLima += time.Since(t0)
+		if err := d.Stop(ctx, name, stopGrace); err != nil {
+			b.Fatal(err)
+		}
+	}
+	n := float64(b.N)
+	b.ReportMetric(viaDriver.Seconds()/n, "s/start-driver")
+	b.ReportMetric(viaLima.Seconds()/n, "s/start-lima")
+	b.ReportMetric(viaDriver.Seconds()/viaLima.Seconds(), "driver/lima")
+}
+
+// A graceful stop of one running VM, and of two in parallel.
+//
+//	PADDOCK_E2E=1 go test -run '^$' -bench StopParallel ./platform/lima
+func BenchmarkStopParallel(b *testing.B) {
+	e := setupE2E(b)
+	d := e.driver
+	ctx := context.Background()
+	names := []string{"stopa", "stopb"}
+	for _, n := range names {
+		createCommitted(b, d, n, e.template(b, ""))
+	}
+	var one, two time.Duration
+	for range b.N {
+		startAll(b, d, names)
+		t0 := time.Now()
+		if err := d.Stop(ctx, names[0], stopGrace); err != nil {
+			b.Fatal(err)
+		}
+		one += time.Since(t0)
+
+		startAll(b, d, names[:1])
+		t0 = time.Now()
+		if err := d.StopAll(ctx, names, stopGrace); err != nil {
+			b.Fatal(err)
+		}
+		two += time.Since(t0)
+	}
+	n := float64(b.N)
+	b.ReportMetric(one.Seconds()/n, "s/stop-one")
+	b.ReportMetric(two.Seconds()/n, "s/stop-two")
+	b.ReportMetric(two.Seconds()/one.Seconds(), "two/one")
+}
+
+func createCommitted(b *testing.B, d *lima.Driver, name string, tmpl []byte) {
+	b.Helper()
+	ctx := context.Background()
+	if err := d.Create(ctx, name, tmpl); err != nil {
+		b.Fatal(err)
+	}
+	if err := d.Commit(name); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if err := d.Delete(ctx, name); err != nil {
+			b.Error(err)
+		}
+	})
+}
+
+// startAll starts the instances in parallel and waits until all run.
+func startAll(b *testing.B, d *lima.Driver, names []string) {
+	b.Helper()
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, n := range names {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*bootTimeout)
+			defer cancel()
+			if errs[i] = d.Start(ctx, n); errs[i] == nil {
+				errs[i] = d.WaitRunning(ctx, n)
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,196 @@
+package lima_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"paddock.dev/paddock/platform/lima"
+)
+
+// bootTimeout bounds one boot to Running; under TCG it takes well under a
+// minute, so this only stops a hung test.
+const bootTimeout = 5 * time.Minute
+
+// One VM goes through its whole life: create, start to a clean Running,
+// a command over SSH, its host agent killed and the death noticed, a
+// restart, a graceful stop and deletion, after which nothing of it is left.
+func TestE2ELifecycle(t *testing.T) {
+	e := setupE2E(t)
+	d := e.driver
+	ctx := context.Background()
+	const name = "life"
+
+	if err := d.Create(ctx, name, e.template(t, "")); err != nil {
+		t.Fatal(err)
+	}
+	inst := inspect(t, d, name)
+	if !inst.Exists || inst.Running {
+		t.Fatalf("after create: exists %v running %v, want exists and not running", inst.Exists, inst.Running)
+	}
+	if pending, err := d.Uncommitted(); err != nil || !slices.Contains(pending, name) {
+		t.Fatalf("after create, Uncommitted() = %v, %v; want it to list %s", pending, err, name)
+	}
+	if err := d.Commit(name); err != nil {
+		t.Fatal(err)
+	}
+	if pending, err := d.Uncommitted(); err != nil || slices.Contains(pending, name) {
+		t.Fatalf("after commit, Uncommitted() = %v, %v; want no %s", pending, err, name)
+	}
+
+	startRunning(t, d, name)
+	inst = inspect(t, d, name)
+	if !inst.Running || (inst.Accel != "kvm" && inst.Accel != "tcg") {
+		t.Fatalf("after start: running %v accel %q, want running on kvm or tcg", inst.Running, inst.Accel)
+	}
+	if got := e.ssh(t, name, "uname", "-n"); got != inst.Hostname {
+		t.Errorf("guest hostname %q, want %q", got, inst.Hostname)
+	}
+	if got := e.ssh(t, name, "systemctl", "is-active", "lima-guestagent"); got != "active" {
+		t.Errorf("guest agent is %q, want active", got)
+	}
+
+	// A host agent killed outright is noticed from its process.
+	if err := syscall.Kill(inst.HostAgentPID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the killed host agent to be seen dead", func() bool { return !inspect(t, d, name).HostAgentAlive })
+	if inspect(t, d, name).Running {
+		t.Fatal("instance reported running with its host agent dead")
+	}
+
+	startRunning(t, d, name)
+	restarted := inspect(t, d, name)
+	if restarted.HostAgentPID == inst.HostAgentPID || !restarted.Running {
+		t.Fatalf("after restart: host agent %d running %v, want a new running host agent", restarted.HostAgentPID, restarted.Running)
+	}
+
+	if err := d.Stop(ctx, name, 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	stopped := inspect(t, d, name)
+	if stopped.HostAgentAlive || stopped.DriverAlive {
+		t.Fatalf("after stop: host agent alive %v, VM alive %v", stopped.HostAgentAlive, stopped.DriverAlive)
+	}
+	if !hostAgentSaid(t, stopped.Dir, `"exiting":true`) {
+		t.Error("the host agent did not report exiting: the stop was not graceful")
+	}
+
+	if err := d.Delete(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stopped.Dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("instance directory after delete: %v, want it gone", err)
+	}
+	if pids := processesMentioning(t, stopped.Dir); len(pids) > 0 {
+		t.Errorf("processes of the deleted instance still run: %v", pids)
+	}
+}
+
+// A VM that cannot boot fails its start with the cause in the error.
+func TestE2EUnbootable(t *testing.T) {
+	e := setupE2E(t)
+	d := e.driver
+	ctx := context.Background()
+	const name = "broken"
+
+	notAKernel := filepath.Join(e.tmp, "not-a-kernel")
+	if err := os.WriteFile(notAKernel, []byte("this is not a kernel\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tmpl := strings.Replace(string(e.template(t, "")), filepath.Join(e.imageDir, "vmlinuz"), notAKernel, 1)
+	if err := d.Create(ctx, name, []byte(tmpl)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := d.Delete(ctx, name); err != nil {
+			t.Error(err)
+		}
+	})
+	err := d.Start(ctx, name)
+	if err == nil {
+		wctx, cancel := context.WithTimeout(ctx, bootTimeout)
+		err = d.WaitRunning(wctx, name)
+		cancel()
+	}
+	var se *lima.StartError
+	if !errors.As(err, &se) {
+		t.Fatalf("start of an unbootable VM: %v, want a *lima.StartError", err)
+	}
+	if !strings.Contains(err.Error(), "kernel") {
+		t.Errorf("start error %q does not name the kernel as the cause", err)
+	}
+	t.Logf("the start failed as it should: %v", err)
+}
+
+func startRunning(t testing.TB, d *lima.Driver, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), bootTimeout)
+	defer cancel()
+	if err := d.Start(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WaitRunning(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func inspect(t testing.TB, d *lima.Driver, name string) lima.Instance {
+	t.Helper()
+	inst, err := d.Inspect(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inst
+}
+
+// waitFor polls cond until it holds, failing the test after a minute.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// hostAgentSaid reports whether the host agent's event log has text.
+func hostAgentSaid(t testing.TB, dir, text string) bool {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "ha.stdout.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Contains(b, []byte(text))
+}
+
+// processesMentioning lists the processes whose command line has s in it.
+func processesMentioning(t testing.TB, s string) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && bytes.Contains(cmdline, []byte(s)) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}

@@ -1,0 +1,216 @@
+package lima
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+
+	"github.com/lima-vm/lima/pkg/driverutil"
+	"github.com/lima-vm/lima/pkg/hostagent"
+	"github.com/lima-vm/lima/pkg/hostagent/api/server"
+	"github.com/lima-vm/lima/pkg/store"
+
+	"paddock.dev/paddock/core/atomicfile"
+	"paddock.dev/paddock/core/logging"
+)
+
+// HostAgentOptions are the arguments of `paddock hostagent`, the flags
+// Lima's instance.Start passes its host agent program, so that the paddock
+// binary can stand in for limactl.
+type HostAgentOptions struct {
+	Name       string // the instance
+	PIDFile    string // --pidfile: written at start, removed at exit
+	Socket     string // --socket: the host agent's API socket (required)
+	GuestAgent string // --guestagent: lima-guestagent binary for the cidata disk
+	// NerdctlArchive is --nerdctl-archive: the nerdctl archive for the
+	// cidata disk, when the template installs containerd.
+	NerdctlArchive string
+	// RunGUI is --run-gui, which only the vz driver (macOS) asks for.
+	RunGUI bool
+	Stdout io.Writer // events, one JSON object a line
+	Stderr io.Writer // log, one JSON object a line, as Lima's host agent writes it
+	// Level is the log level; the host agent logs at debug at least, as
+	// Lima's does, since its log is the record of a boot.
+	Level slog.Level
+}
+
+// RunHostAgent runs Lima's host agent for an instance under $LIMA_HOME in
+// this process until it is interrupted (SIGINT or SIGTERM; on Windows a
+// console control event) or the VM stops. It is `paddock hostagent`.
+// Beyond Lima's own host agent it chooses the QEMU accelerator
+// ($PADDOCK_QEMU_ACCEL, probing KVM when it is auto or unset) and records it
+// for Inspect, notices the guest's SSH server as soon as it answers (on
+// Linux, see ExecSSH), and works around Lima v1.2.2 losing the guest
+// agent's socket forward on slow boots.
+func RunHostAgent(ctx context.Context, o HostAgentOptions) error {
+	logger := newHostAgentLogger(o.Stderr, min(o.Level, slog.LevelDebug))
+	if o.Socket == "" {
+		return errors.New("--socket is required")
+	}
+	if o.RunGUI {
+		return errors.New("--run-gui is not supported: Paddock runs VMs without a GUI window")
+	}
+	if o.PIDFile != "" {
+		if _, err := os.Stat(o.PIDFile); !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("pid file %s exists: is the instance running already?", o.PIDFile)
+		}
+		if err := atomicfile.WriteFile(o.PIDFile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+			return err
+		}
+		defer os.Remove(o.PIDFile)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	d := &Driver{LimaHome: os.Getenv(EnvLimaHome), Executable: exe, Logger: logger}
+	if err := d.init(); err != nil {
+		return err
+	}
+	inst, err := store.Inspect(o.Name)
+	if err != nil {
+		return err
+	}
+	accel := os.Getenv(EnvAccel)
+	if accel == "" || accel == "auto" {
+		if accel, err = d.resolveAccel(ctx, *inst.Config.Arch); err != nil {
+			return err
+		}
+	}
+	if err := atomicfile.WriteFile(filepath.Join(inst.Dir, accelFile), []byte(accel+"\n"), 0o644); err != nil {
+		return err
+	}
+	if err := useAccel(accel, *inst.Config.Arch, exe, d.LimaHome); err != nil {
+		return err
+	}
+	if err := installSSHShim(exe, d.LimaHome); err != nil {
+		return err
+	}
+
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(signals)
+	var opts []hostagent.Opt
+	if o.GuestAgent != "" {
+		opts = append(opts, hostagent.WithGuestAgentBinary(o.GuestAgent))
+	}
+	if o.NerdctlArchive != "" {
+		opts = append(opts, hostagent.WithNerdctlArchive(o.NerdctlArchive))
+	}
+	ha, err := hostagent.New(o.Name, newSyncWriter(o.Stdout), signals, opts...)
+	if err != nil {
+		return err
+	}
+	stopAPI, err := serveHostAgentAPI(ha, o.Socket, logger)
+	if err != nil {
+		return err
+	}
+	defer stopAPI()
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if driverutil.CreateTargetDriverInstance(inst, 0).ForwardGuestAgent() {
+		go watchGuestAgentForward(ctx, inst, logger)
+	}
+	return ha.Run(ctx)
+}
+
+// serveHostAgentAPI serves Lima's host agent API (which Lima's store.Inspect
+// asks for the SSH port) on socket, and returns a function that stops it.
+func serveHostAgentAPI(ha *hostagent.HostAgent, socket string, logger *slog.Logger) (func(), error) {
+	if err := os.RemoveAll(socket); err != nil {
+		return nil, err
+	}
+	l, err := net.Listen("unix", socket)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	server.AddRoutes(mux, &server.Backend{Agent: ha})
+	srv := &http.Server{Handler: mux}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(l); !errors.Is(err, http.ErrServerClosed) {
+			logger.Warn("host agent API server stopped", "err", err)
+		}
+	}()
+	return func() {
+		if err := srv.Close(); err != nil {
+			logger.Warn("closing the host agent API server", "err", err)
+		}
+		<-done
+		if err := os.Remove(socket); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			logger.Warn("removing the host agent API socket", "err", err)
+		}
+	}, nil
+}
+
+// newHostAgentLogger logs JSON lines that Lima's event watcher reads like
+// logrus's: lower-case level names, including trace and fatal, "msg" and an
+// RFC 3339 "time".
+func newHostAgentLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(newSyncWriter(w), &slog.HandlerOptions{
+		Level: level,
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if a.Key != slog.LevelKey || len(groups) > 0 {
+				return a
+			}
+			switch l := a.Value.Any().(slog.Level); {
+			case l < slog.LevelDebug:
+				a.Value = slog.StringValue("trace")
+			case l < slog.LevelInfo:
+				a.Value = slog.StringValue("debug")
+			case l < slog.LevelWarn:
+				a.Value = slog.StringValue("info")
+			case l < slog.LevelError:
+				a.Value = slog.StringValue("warning")
+			case l < logging.LevelFatal:
+				a.Value = slog.StringValue("error")
+			default:
+				a.Value = slog.StringValue("fatal")
+			}
+			return a
+		},
+	}))
+}
+
+// syncWriter serializes writes to w and, when w is a regular file, syncs
+// each, so that a reader tailing the file sees each line at once and a
+// crash loses none.
+type syncWriter struct {
+	mu   sync.Mutex
+	w    io.Writer
+	file *os.File // w, when it is a regular file
+}
+
+func newSyncWriter(w io.Writer) *syncWriter {
+	s := &syncWriter{w: w}
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			s.file = f
+		}
+	}
+	return s
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, err := s.w.Write(p)
+	if s.file != nil && err == nil {
+		err = s.file.Sync()
+	}
+	return n, err
+}

@@ -1,0 +1,173 @@
+package lima
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/lima-vm/lima/pkg/limayaml"
+	"github.com/lima-vm/lima/pkg/store"
+	"github.com/lima-vm/lima/pkg/store/filenames"
+)
+
+// ErrNotFound is returned for an instance that does not exist.
+var ErrNotFound = errors.New("instance not found")
+
+// Instance is what Inspect finds out about an instance. Liveness comes from
+// the processes themselves, never from a status file: a pid counts only if
+// that process is alive and is the instance's (its command line names the
+// instance directory, where the OS lets us check).
+type Instance struct {
+	Name   string `json:"name"`
+	Dir    string `json:"dir"`
+	Exists bool   `json:"exists"`
+	// Running: the host agent and the VM process are both alive.
+	Running        bool `json:"running"`
+	HostAgentPID   int  `json:"hostAgentPID,omitempty"`
+	HostAgentAlive bool `json:"hostAgentAlive"`
+	DriverPID      int  `json:"driverPID,omitempty"`
+	DriverAlive    bool `json:"driverAlive"`
+	// VMType is Lima's driver: qemu, vz or wsl2.
+	VMType string `json:"vmType,omitempty"`
+	// Accel is the accelerator chosen at the last start (kvm, tcg, ...),
+	// empty when the instance was never started by Paddock.
+	Accel string `json:"accel,omitempty"`
+	// SSHConfigFile and Hostname let `ssh -F SSHConfigFile Hostname` reach
+	// the guest while it runs.
+	SSHConfigFile string `json:"sshConfigFile,omitempty"`
+	Hostname      string `json:"hostname,omitempty"`
+	SSHLocalPort  int    `json:"sshLocalPort,omitempty"`
+	// Errors are problems Lima found reading the instance directory.
+	Errors []string `json:"errors,omitempty"`
+}
+
+// accelFile records, in the instance directory, the accelerator of the last
+// start.
+const accelFile = "paddock-accel"
+
+// Inspect reports on the instance name. An instance that does not exist is
+// not an error: Exists is false.
+func (d *Driver) Inspect(name string) (Instance, error) {
+	if err := d.init(); err != nil {
+		return Instance{}, err
+	}
+	inst, err := store.Inspect(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		dir, dirErr := store.InstanceDir(name)
+		return Instance{Name: name, Dir: dir}, dirErr
+	}
+	if err != nil {
+		return Instance{}, err
+	}
+	out := Instance{
+		Name:          name,
+		Dir:           inst.Dir,
+		Exists:        true,
+		VMType:        string(inst.VMType),
+		SSHConfigFile: inst.SSHConfigFile,
+		Hostname:      inst.Hostname,
+		SSHLocalPort:  inst.SSHLocalPort,
+	}
+	for _, e := range inst.Errors {
+		out.Errors = append(out.Errors, e.Error())
+	}
+	if b, err := os.ReadFile(filepath.Join(inst.Dir, accelFile)); err == nil {
+		out.Accel = strings.TrimSpace(string(b))
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return Instance{}, err
+	}
+	vmType := limayaml.QEMU
+	if inst.Config != nil {
+		vmType = *inst.Config.VMType
+	}
+	p, err := d.processes(inst.Dir, vmType)
+	if err != nil {
+		return Instance{}, err
+	}
+	out.HostAgentPID, out.HostAgentAlive = p.hostAgentPID, p.hostAgentAlive
+	out.DriverPID, out.DriverAlive = p.driverPID, p.driverAlive
+	out.Running = p.hostAgentAlive && p.driverAlive
+	return out, nil
+}
+
+// LiveHostAgents lists the instances whose host agent is alive. Called when
+// a daemon starts, before it started any, these are the host agents that
+// outlived the previous daemon: adopt them (Watch, Stop) or stop them.
+func (d *Driver) LiveHostAgents() ([]Instance, error) {
+	names, err := d.List()
+	if err != nil {
+		return nil, err
+	}
+	var live []Instance
+	for _, n := range names {
+		inst, err := d.Inspect(n)
+		if err != nil {
+			return nil, err
+		}
+		if inst.HostAgentAlive {
+			live = append(live, inst)
+		}
+	}
+	return live, nil
+}
+
+// procs are an instance's host agent and VM processes.
+type procs struct {
+	hostAgentPID   int
+	hostAgentAlive bool
+	driverPID      int
+	driverAlive    bool
+}
+
+// processes reads the pid files of the instance in dir and checks the
+// processes. It is the cheap part of Inspect, for polling.
+func (d *Driver) processes(dir string, vmType limayaml.VMType) (procs, error) {
+	var p procs
+	var err error
+	if p.hostAgentPID, err = readPID(filepath.Join(dir, filenames.HostAgentPID)); err != nil {
+		return p, err
+	}
+	if p.driverPID, err = readPID(filepath.Join(dir, filenames.PIDFile(vmType))); err != nil {
+		return p, err
+	}
+	p.hostAgentAlive = d.alive(p.hostAgentPID, dir)
+	p.driverAlive = d.alive(p.driverPID, dir)
+	return p, nil
+}
+
+// readPID returns the pid in path, or 0 if there is no such file.
+func readPID(path string) (int, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		// A pid file is being written right now.
+		return 0, nil
+	}
+	pid, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("pid file %s: %w", path, err)
+	}
+	return pid, nil
+}
+
+// alive reports whether pid is a live process of the instance in dir. A
+// child of this process that exited is not, even before it is reaped.
+func (d *Driver) alive(pid int, dir string) bool {
+	if pid <= 0 {
+		return false
+	}
+	d.mu.Lock()
+	_, exited := d.exited[pid]
+	d.mu.Unlock()
+	return !exited && processAlive(pid, dir)
+}

@@ -1,0 +1,163 @@
+package lima
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// EnvRealSSH names the real ssh program for the ssh shim.
+const EnvRealSSH = "PADDOCK_REAL_SSH"
+
+const (
+	// bannerWait bounds how long the shim waits for the guest's SSH server
+	// before it runs ssh anyway, which then fails as it would have.
+	bannerWait = time.Minute
+	// bannerPoll is the pause between two attempts to read the banner.
+	bannerPoll = 200 * time.Millisecond
+	// bannerRead bounds one attempt to read the banner.
+	bannerRead = 3 * time.Second
+)
+
+// IsSSHShimName reports whether argv0 is the name under which the paddock
+// binary acts as the ssh shim.
+func IsSSHShimName(argv0 string) bool {
+	return filepath.Base(argv0) == "ssh"
+}
+
+// ExecSSH is the ssh shim that the host agent puts first on its PATH. Lima
+// v1.2.2's host agent checks that the guest's SSH server answers every 10
+// seconds, and when the guest boots in between, the next check is up to 10
+// seconds away (more, with TCP's back-off while the guest's network is not
+// up yet). When ssh is asked to connect to a port and no SSH control master
+// serves the connection yet, the shim first waits until the port answers
+// with an SSH banner (for at most bannerWait), so that Lima's check passes
+// as soon as the guest's SSH server is up. Then it replaces itself with the
+// real ssh ($PADDOCK_REAL_SSH) with the same arguments. Control commands
+// (-O) and anything without a port pass straight through.
+func ExecSSH(args []string) error {
+	real := os.Getenv(EnvRealSSH)
+	if real == "" {
+		return fmt.Errorf("%s is not set: the ssh shim does not know which ssh to run", EnvRealSSH)
+	}
+	if port, master, ok := sshTarget(args); ok && !masterUp(master) {
+		ctx, cancel := context.WithTimeout(context.Background(), bannerWait)
+		waitForBanner(ctx, net.JoinHostPort("127.0.0.1", port))
+		cancel()
+	}
+	argv := append([]string{real}, args...)
+	if err := syscall.Exec(real, argv, os.Environ()); err != nil {
+		return fmt.Errorf("exec %s: %w", real, err)
+	}
+	return nil
+}
+
+// sshTarget finds the port (-p) and control socket (-o ControlPath=...) in
+// ssh's arguments, as Lima passes them. ok is false for control commands
+// (-O) and when no port is given.
+func sshTarget(args []string) (port, controlPath string, ok bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if i+1 == len(args) {
+			break
+		}
+		switch a {
+		case "-O":
+			return "", "", false
+		case "-p":
+			port = args[i+1]
+			i++
+		case "-o":
+			if v, found := strings.CutPrefix(args[i+1], "ControlPath="); found {
+				controlPath = strings.Trim(v, `"'`)
+			}
+			i++
+		}
+	}
+	return port, controlPath, port != ""
+}
+
+// masterUp reports whether an SSH control master listens on path.
+func masterUp(path string) bool {
+	if path == "" {
+		return false
+	}
+	c, err := net.Dial("unix", path)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
+// waitForBanner returns once addr answers with an SSH banner, or when ctx
+// ends.
+func waitForBanner(ctx context.Context, addr string) {
+	var d net.Dialer
+	for {
+		if c, err := d.DialContext(ctx, "tcp", addr); err == nil {
+			banner := make([]byte, 4)
+			if err = c.SetReadDeadline(time.Now().Add(bannerRead)); err == nil {
+				_, err = io.ReadFull(c, banner)
+			}
+			c.Close()
+			if err == nil && string(banner) == "SSH-" {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(bannerPoll):
+		}
+	}
+}
+
+// installSSHShim puts the ssh shim first on this process's PATH, so that
+// Lima's host agent runs it for ssh.
+func installSSHShim(executable, limaHome string) error {
+	real, err := exec.LookPath("ssh")
+	if err != nil {
+		return fmt.Errorf("ssh is not installed (on Debian and Ubuntu: apt-get install openssh-client): %w", err)
+	}
+	dir := filepath.Join(limaHome, "_paddock", "path")
+	if err := linkExecutable(executable, filepath.Join(dir, "ssh")); err != nil {
+		return err
+	}
+	if err := os.Setenv(EnvRealSSH, real); err != nil {
+		return err
+	}
+	return os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// linkExecutable makes link a symbolic link to executable. Host agents of
+// several instances may make the same link at once, so each makes it under
+// a name of its own and renames it into place.
+func linkExecutable(executable, link string) error {
+	if target, err := os.Readlink(link); err == nil && target == executable {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(link), 0o700); err != nil {
+		return err
+	}
+	tmp := fmt.Sprintf("%s.tmp-%d", link, os.Getpid())
+	// A leftover of an earlier host agent that had this pid.
+	if err := os.Remove(tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := os.Symlink(executable, tmp); err != nil {
+		return err
+	}
+	return os.Rename(tmp, link)
+}

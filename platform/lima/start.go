@@ -1,0 +1,175 @@
+package lima
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/lima-vm/lima/pkg/executil"
+	"github.com/lima-vm/lima/pkg/instance"
+	"github.com/lima-vm/lima/pkg/store"
+	"github.com/lima-vm/lima/pkg/store/filenames"
+)
+
+// EnvAccel passes the accelerator the driver chose to the host agent.
+const EnvAccel = "PADDOCK_QEMU_ACCEL"
+
+// pidFileTimeout bounds how long Start waits for a new host agent to write
+// its pid file.
+const pidFileTimeout = 10 * time.Second
+
+// Start starts the instance's host agent, `paddock hostagent NAME`, which
+// boots the VM, and returns once the host agent runs and has written its
+// pid file; WaitRunning or Watch follow the boot. The host agent runs in a
+// process group of its own, so it outlives the daemon (and a Ctrl-C in the
+// daemon's terminal). Start is idempotent: an instance whose host agent is
+// alive is left alone. Leftovers of a host agent that died (a VM process
+// still running, stale pid and socket files) are cleared first.
+func (d *Driver) Start(ctx context.Context, name string) error {
+	if err := d.init(); err != nil {
+		return err
+	}
+	if d.Executable == "" {
+		return errors.New("the driver does not know the paddock executable to run host agents with")
+	}
+	state, err := d.Inspect(name)
+	if err != nil {
+		return err
+	}
+	if !state.Exists {
+		return fmt.Errorf("%w: %s", ErrNotFound, name)
+	}
+	if state.HostAgentAlive {
+		d.Logger.Info("host agent already running", "instance", name, "pid", state.HostAgentPID)
+		return nil
+	}
+	if err := d.clearLeftovers(state); err != nil {
+		return err
+	}
+	inst, err := store.Inspect(name)
+	if err != nil {
+		return err
+	}
+	if err := EnsureUserKey(d.LimaHome); err != nil {
+		return err
+	}
+	accel, err := d.resolveAccel(ctx, *inst.Config.Arch)
+	if err != nil {
+		return fmt.Errorf("instance %s: %w", name, err)
+	}
+	prepared, err := instance.Prepare(ctx, inst)
+	if err != nil {
+		return fmt.Errorf("instance %s: prepare: %w", name, err)
+	}
+	return d.launch(name, inst.Dir, prepared.GuestAgent, accel)
+}
+
+// launch runs the host agent with its output in the instance's log files
+// and waits for its pid file.
+func (d *Driver) launch(name, dir, guestAgent, accel string) error {
+	pidFile := filepath.Join(dir, filenames.HostAgentPID)
+	stdout, err := os.Create(filepath.Join(dir, filenames.HostAgentStdoutLog))
+	if err != nil {
+		return err
+	}
+	defer stdout.Close()
+	stderrPath := filepath.Join(dir, filenames.HostAgentStderrLog)
+	stderr, err := os.Create(stderrPath)
+	if err != nil {
+		return err
+	}
+	defer stderr.Close()
+
+	args := []string{"hostagent", "--pidfile", pidFile, "--socket", filepath.Join(dir, filenames.HostAgentSock)}
+	if guestAgent != "" {
+		args = append(args, "--guestagent", guestAgent)
+	}
+	args = append(args, name)
+	cmd := exec.Command(d.Executable, args...)
+	cmd.Env = append(os.Environ(), EnvLimaHome+"="+d.LimaHome, EnvAccel+"="+accel)
+	cmd.Stdout = stdout
+	cmd.Stderr = stderr
+	// Setpgid on Unix, CREATE_NEW_PROCESS_GROUP on Windows.
+	cmd.SysProcAttr = executil.BackgroundSysProcAttr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("instance %s: start host agent: %w", name, err)
+	}
+	pid := cmd.Process.Pid
+	exited := make(chan struct{})
+	go func() {
+		// Reap the host agent when it exits, so it never lingers as a
+		// zombie that looks alive, and remember how it ended.
+		err := cmd.Wait()
+		d.mu.Lock()
+		d.exited[pid] = err
+		d.mu.Unlock()
+		close(exited)
+	}()
+	d.Logger.Info("host agent started", "instance", name, "pid", pid, "accel", accel)
+
+	deadline := time.NewTimer(pidFileTimeout)
+	defer deadline.Stop()
+	poll := time.NewTicker(50 * time.Millisecond)
+	defer poll.Stop()
+	for {
+		select {
+		case <-exited:
+			return d.startError(name, "the host agent exited at once", nil)
+		case <-deadline.C:
+			return d.startError(name, fmt.Sprintf("the host agent wrote no pid file within %v", pidFileTimeout), nil)
+		case <-poll.C:
+			if p, err := readPID(pidFile); err != nil {
+				return err
+			} else if p == pid {
+				return nil
+			}
+		}
+	}
+}
+
+// clearLeftovers kills what still runs of the instance and removes the
+// stale pid and socket files that would make Lima believe it runs. After a
+// host agent died, it kills a VM process that outlived it. An instance
+// with no such files is left alone.
+func (d *Driver) clearLeftovers(state Instance) error {
+	if stale, err := hasRuntimeFiles(state.Dir); err != nil || !stale {
+		return err
+	}
+	inst, err := store.Inspect(state.Name)
+	if err != nil {
+		return err
+	}
+	// Lima's StopForcibly kills the pids it read; only ones that are still
+	// this instance's processes may be killed.
+	if !state.HostAgentAlive {
+		inst.HostAgentPID = 0
+	}
+	if !state.DriverAlive {
+		inst.DriverPID = 0
+	}
+	d.Logger.Info("clearing what a dead host agent left", "instance", state.Name, "vmProcess", inst.DriverPID)
+	instance.StopForcibly(inst)
+	return d.waitGone(state.Name, pidGoneTimeout)
+}
+
+// hasRuntimeFiles reports whether dir holds any of the pid, socket and
+// temporary files that Lima removes when it stops an instance by force.
+func hasRuntimeFiles(dir string) (bool, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range entries {
+		for _, suffix := range filenames.TmpFileSuffixes {
+			if strings.HasSuffix(e.Name(), suffix) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}

@@ -1,0 +1,161 @@
+#!/bin/bash
+# Build Paddock's guest image: a small Debian bookworm root file system that
+# Lima v1.2.2 boots through QEMU's direct kernel boot, with Lima's cloud-init
+# data read by a shell script instead of cloud-init.
+#
+# The image is cached by content: the hash of this script, the files under
+# rootfs/ and the apt source names a directory under
+# ${XDG_CACHE_HOME:-$HOME/.cache}/paddock/images/, built once per machine.
+# The directory is built under a temporary name and renamed into place, so it
+# appears whole or not at all. Prints the image directory on stdout; progress
+# and timings go to stderr.
+#
+# Needs root (debootstrap, chroot); re-runs itself through sudo otherwise.
+# Installs its host packages with apt-get when they are missing.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+suite=bookworm
+packages="systemd-sysv udev dbus libpam-systemd kmod openssh-server sudo
+linux-image-amd64 initramfs-tools iproute2 iptables netbase procps e2fsprogs
+ca-certificates"
+host_packages="debootstrap qemu-utils qemu-system-x86 e2fsprogs"
+
+log() { echo "guestimage: $*" >&2; }
+
+if [ "$(id -u)" != 0 ]; then
+	command -v sudo >/dev/null || { log "must run as root (debootstrap needs it) and sudo is missing"; exit 1; }
+	# Keep the invoking user's cache; the result is handed back to that user.
+	export PADDOCK_IMAGE_CACHE="${PADDOCK_IMAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddock/images}"
+	exec sudo --preserve-env=PADDOCK_IMAGE_CACHE "$0" "$@"
+fi
+cache="${PADDOCK_IMAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddock/images}"
+
+# The Debian mirror comes from the host's apt configuration.
+mirror=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+[ -n "$mirror" ] || mirror=$(awk '/^deb /{print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)
+[ -n "$mirror" ] || { log "no Debian mirror found in the host's apt sources"; exit 1; }
+
+hash=$( (
+	cat "$0"
+	cd "$here/rootfs" && find . -type f | LC_ALL=C sort | while read -r f; do
+		echo "$f"; stat -c %a "$f"; cat "$f"
+	done
+	echo "$suite $mirror"
+) | sha256sum | cut -c1-16)
+out="$cache/$hash"
+if [ -f "$out/template.yaml" ]; then
+	echo "$out"
+	exit 0
+fi
+
+missing=""
+for p in $host_packages; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	log "installing host packages:$missing"
+	apt-get update -qq >&2
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >&2
+fi
+
+mkdir -p "$cache"
+# Temporaries of builds that died are removed; a live build holds the lock.
+exec 9>"$cache/.lock"
+flock 9
+if [ -f "$out/template.yaml" ]; then
+	echo "$out"
+	exit 0
+fi
+for stale in "$cache"/.build-*; do
+	[ -e "$stale" ] || continue
+	for m in proc sys dev; do umount "$stale/rootfs/$m" 2>/dev/null || true; done
+	rm -rf "$stale"
+done
+tmp=$(mktemp -d "$cache/.build-XXXXXX")
+root="$tmp/rootfs"
+cleanup() {
+	for m in proc sys dev; do umount "$root/$m" 2>/dev/null || true; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+t0=$(date +%s)
+# debootstrap's own resolver cannot handle virtual packages, so it lays down
+# a minimal base and apt inside the chroot installs the rest.
+debootstrap --variant=minbase "$suite" "$root" "$mirror" >&2
+t1=$(date +%s); log "TIMING debootstrap $((t1 - t0))s"
+
+mount -t proc proc "$root/proc"
+mount -t sysfs sys "$root/sys"
+mount --bind /dev "$root/dev"
+printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+chmod +x "$root/usr/sbin/policy-rc.d"
+# Only the modules needed to find and mount the root disk go into the
+# initramfs: a small initrd unpacks faster under emulation.
+mkdir -p "$root/etc/initramfs-tools/conf.d"
+echo MODULES=list >"$root/etc/initramfs-tools/conf.d/paddock.conf"
+printf '%s\n' virtio_pci virtio_blk virtio_scsi sd_mod ext4 >>"$root/etc/initramfs-tools/modules"
+chroot "$root" apt-get update -qq >&2
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y -qq --no-install-recommends $packages >&2
+rm -f "$root/usr/sbin/policy-rc.d"
+t2=$(date +%s); log "TIMING apt-install $((t2 - t1))s"
+
+# Paddock's files: the cidata reader and its units, network and ssh settings.
+cp -R --preserve=mode "$here/rootfs/." "$root/"
+echo lima >"$root/etc/hostname"
+echo 'LABEL=lima-root / ext4 defaults,discard 0 1' >"$root/etc/fstab"
+rm -f "$root"/etc/ssh/ssh_host_*
+chroot "$root" systemctl enable lima-init.service lima-guestagent-early.service lima-boot.service lima-growfs.service >&2
+# Units that only cost boot time in a VM that Lima drives over SSH: timers
+# for long-lived machines, consoles, kernel debug file systems, and checks
+# of a root file system that the image and lima-init already took care of.
+chroot "$root" systemctl mask systemd-networkd-wait-online.service \
+	systemd-network-generator.service systemd-fsck-root.service \
+	apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer e2scrub_reap.service \
+	fstrim.timer dpkg-db-backup.timer systemd-tmpfiles-clean.timer \
+	systemd-pstore.service getty@tty1.service serial-getty@ttyS0.service \
+	sys-kernel-debug.mount sys-kernel-tracing.mount dev-hugepages.mount \
+	modprobe@drm.service modprobe@efi_pstore.service >&2
+chroot "$root" apt-get clean
+for m in proc sys dev; do umount "$root/$m"; done
+rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/var/log/*.log
+: >"$root/etc/machine-id" # systemd generates one on first boot
+cp -L "$root/vmlinuz" "$tmp/vmlinuz"
+cp -L "$root/initrd.img" "$tmp/initrd.img"
+t3=$(date +%s); log "TIMING configure $((t3 - t2))s"
+
+# No partition table and no boot loader: the file system is the whole disk.
+mkfs.ext4 -q -L lima-root -d "$root" "$tmp/disk.raw" 3G >&2
+qemu-img convert -f raw -O qcow2 "$tmp/disk.raw" "$tmp/debian.qcow2" >&2
+rm -rf "$tmp/disk.raw" "$root"
+t4=$(date +%s); log "TIMING disk $((t4 - t3))s"
+
+# A Lima template fragment naming the files; the caller adds the rest.
+cat >"$tmp/template.yaml" <<YAML
+vmType: qemu
+arch: x86_64
+images:
+- location: $out/debian.qcow2
+  arch: x86_64
+  kernel:
+    location: $out/vmlinuz
+    cmdline: "root=LABEL=lima-root rw console=ttyS0 net.ifnames=0 quiet mitigations=off"
+  initrd:
+    location: $out/initrd.img
+cpuType:
+  x86_64: max
+firmware:
+  legacyBIOS: true
+containerd: {system: false, user: false}
+YAML
+if [ -n "${SUDO_UID:-}" ]; then
+	chown -R "$SUDO_UID:$SUDO_GID" "$tmp"
+fi
+chmod 755 "$tmp"
+mv -T "$tmp" "$out"
+trap - EXIT
+log "TIMING total $((t4 - t0))s"
+echo "$out"

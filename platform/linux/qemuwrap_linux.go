@@ -1,0 +1,33 @@
+package linux
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// EnvRealQEMU names the real QEMU program for the QEMU wrapper.
+const EnvRealQEMU = "PADDOCK_QEMU_REAL"
+
+// IsQEMUWrapperName reports whether argv0 is a name under which the paddock
+// binary acts as the QEMU wrapper: a link named qemu-system-*.
+func IsQEMUWrapperName(argv0 string) bool {
+	return strings.HasPrefix(filepath.Base(argv0), "qemu-system-")
+}
+
+// ExecQEMUForTCG replaces this process with the real QEMU ($PADDOCK_QEMU_REAL)
+// running args rewritten by RewriteForTCG. The process keeps its pid, so the
+// pid file Lima's driver reads stays right. It returns only on failure.
+func ExecQEMUForTCG(args []string) error {
+	real := os.Getenv(EnvRealQEMU)
+	if real == "" {
+		return fmt.Errorf("%s is not set: the QEMU wrapper does not know which QEMU to run", EnvRealQEMU)
+	}
+	argv := append([]string{real}, RewriteForTCG(args)...)
+	if err := syscall.Exec(real, argv, os.Environ()); err != nil {
+		return fmt.Errorf("exec %s: %w", real, err)
+	}
+	return nil
+}
