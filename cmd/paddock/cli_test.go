@@ -14,7 +14,12 @@ metadata:
   name: demo
   labels: {team: a}
 data:
-  k: v
+  template: |
+    images:
+    - location: /var/lib/paddock/none.qcow2
+      arch: x86_64
+    user: {name: paddock, uid: 1000}
+    containerd: {system: false, user: false}
 ---
 apiVersion: paddock.dev/v1alpha1
 kind: VM
@@ -56,27 +61,26 @@ func TestCLIStartsTheDaemonAndManagesObjects(t *testing.T) {
 		want  string // in stdout, or stderr when code != 0
 	}{
 		{"apply again", demoFile, []string{"apply", "-f", "-"}, 0, "configmap/demo unchanged\nvm/dev unchanged"},
-		{"get table", "", []string{"get", "vms"}, 0, "dev    false     Pending"},
-		{"get all namespaces", "", []string{"get", "configmaps", "-A"}, 0, "NAMESPACE   NAME   DATA"},
-		{"get yaml", "", []string{"get", "cm", "demo", "-o", "yaml"}, 0, "  k: v"},
+		{"get table", "", []string{"get", "vms"}, 0, "dev    false     "},
+		{"get all namespaces", "", []string{"get", "configmaps", "-A"}, 0, "NAMESPACE   NAME           DATA"},
+		{"get yaml", "", []string{"get", "cm", "demo", "-o", "yaml"}, 0, "    user: {name: paddock, uid: 1000}"},
 		{"get by label", "", []string{"get", "cm", "-l", "team=b"}, 0, ""},
 		{"get json", "", []string{"get", "vm/dev", "-o", "json"}, 0, `"templateRef": "demo"`},
 		{"unknown kind", "", []string{"get", "pods"}, 2, `unknown kind "pods"`},
 		{"unknown flag", "", []string{"get", "vms", "--bogus"}, 2, "unknown flag"},
 		{"bad output", "", []string{"get", "vms", "-o", "xml"}, 2, "unknown output format"},
 		{"not found", "", []string{"get", "vm", "nope"}, 1, `vm "nope" in namespace "default" not found`},
-		{"patch", "", []string{"patch", "vm", "dev", "--type", "merge", "-p", `{"spec":{"running":true}}`}, 0, "vm/dev"},
+		{"patch", "", []string{"patch", "vm", "dev", "--type", "merge", "-p", `{"metadata":{"labels":{"tier":"web"}}}`}, 0, "vm/dev"},
 		{"patch unknown field", "", []string{"patch", "vm", "dev", "-p", `{"spec":{"cpus":1}}`}, 3, `unknown field "cpus"`},
 		{"patch invalid", "", []string{"patch", "vm/dev", "-p", `{"spec":{"templateRef":"Bad_Name"}}`}, 3, "spec.templateRef"},
 		{"patch not json", "", []string{"patch", "vm/dev", "-p", `{`}, 2, "not valid JSON"},
 		{"patch type", "", []string{"patch", "vm/dev", "--type", "json", "-p", `[]`}, 2, "only merge"},
 		{"apply invalid", "apiVersion: paddock.dev/v1alpha1\nkind: VM\nmetadata: {name: x}\nspec: {}\n", []string{"apply", "-f", "-"}, 3, "spec.templateRef: is required"},
 		{"apply no file", "", []string{"apply"}, 2, "-f FILE"},
-		{"wait times out", "", []string{"wait", "vm/dev", "--for=condition=Created", "--timeout=1s"}, 4, "timed out after 1s waiting for vm/dev"},
+		{"wait times out", "", []string{"wait", "vm/dev", "--for=condition=Running", "--timeout=1s"}, 4, "timed out after 1s waiting for vm/dev"},
 		{"wait bad for", "", []string{"wait", "vm/dev", "--for=ready"}, 2, "--for must be"},
-		{"mark created", "", []string{"patch", "vm", "dev", "--subresource", "status", "-p",
-			`{"status":{"conditions":[{"type":"Created","status":"True","reason":"Created","message":"","lastTransitionTime":"2026-01-01T00:00:00Z","observedGeneration":2}]}}`}, 0, "vm/dev"},
-		{"wait met", "", []string{"wait", "vm/dev", "--for=condition=Created", "--reason=Created", "--timeout=10s"}, 0, "condition met: Created=True"},
+		{"wait met", "", []string{"wait", "vm/dev", "--for=condition=Created", "--reason=Created", "--timeout=30s"}, 0, "condition met: Created=True"},
+		{"status patch", "", []string{"patch", "vm", "dev", "--subresource", "status", "-p", `{"status":{"restartCount":7}}`}, 0, "vm/dev"},
 		{"wait wrong reason", "", []string{"wait", "vm/dev", "--for=condition=Created", "--reason=Other", "--timeout=1s"}, 4, "Created=True reason Created"},
 		{"delete", "", []string{"delete", "vm", "dev"}, 0, "vm/dev deleted"},
 		{"wait for delete", "", []string{"wait", "vm/dev", "--for=delete", "--timeout=5s"}, 0, "deleted"},

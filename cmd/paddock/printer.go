@@ -134,7 +134,7 @@ func columns(obj resource.Object, wide bool) ([]string, []string) {
 	switch o := obj.(type) {
 	case *resource.VM:
 		cols := []string{"NAME", "RUNNING", "STATUS", "RESTARTS", "AGE"}
-		vals := []string{m.Name, strconv.FormatBool(o.Spec.Running), status(m, o.Status.Conditions, resource.VMRunning), strconv.Itoa(o.Status.RestartCount), age}
+		vals := []string{m.Name, strconv.FormatBool(o.Spec.Running), status(m, o.Status.Conditions, resource.VMRunning, resource.VMCreated), strconv.Itoa(o.Status.RestartCount), age}
 		if wide {
 			cols = append(cols, "TEMPLATE", "ACCEL", "MESSAGE")
 			vals = append(vals, o.Spec.TemplateRef, o.Status.Accelerator, message(o.Status.Conditions, resource.VMRunning))
@@ -150,13 +150,15 @@ func columns(obj resource.Object, wide bool) ([]string, []string) {
 }
 
 // status summarises an object for a table: Terminating, or the reason of
-// its condition of type t.
-func status(m *resource.ObjectMeta, conds []metav1.Condition, t string) string {
+// the first of its conditions of types ts that it has.
+func status(m *resource.ObjectMeta, conds []metav1.Condition, ts ...string) string {
 	if m.Terminating() {
 		return "Terminating"
 	}
-	if c := meta.FindStatusCondition(conds, t); c != nil && c.Reason != "" {
-		return c.Reason
+	for _, t := range ts {
+		if c := meta.FindStatusCondition(conds, t); c != nil && c.Reason != "" {
+			return c.Reason
+		}
 	}
 	return "Pending"
 }

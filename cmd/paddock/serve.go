@@ -21,11 +21,16 @@ import (
 	"paddock.dev/paddock/core/buildinfo"
 	"paddock.dev/paddock/core/instance"
 	"paddock.dev/paddock/core/store"
+	"paddock.dev/paddock/core/vm"
 	"paddock.dev/paddock/platform/service"
 )
 
 // shutdownGrace bounds how long in-flight requests may finish at shutdown.
 const shutdownGrace = 5 * time.Second
+
+// vmStopBound bounds stopping every VM at shutdown, all at once; it stays
+// well inside the service managers' stop timeouts (120 s).
+const vmStopBound = 60 * time.Second
 
 func newServeCmd(c *cli) *cobra.Command {
 	var listen string
@@ -66,8 +71,9 @@ type daemonConfig struct {
 }
 
 // runDaemon serves until ctx is done, then shuts down in order: stop taking
-// requests and end the watches, stop the controllers, close the store,
-// remove the socket and pid file, release the lock.
+// requests and end the watches, stop the controllers, stop every VM
+// gracefully and in parallel, close the store, remove the socket and pid
+// file, release the lock.
 func runDaemon(ctx context.Context, cfg daemonConfig) error {
 	start := time.Now()
 	p, log := cfg.paths, cfg.log
@@ -98,11 +104,21 @@ func runDaemon(ctx context.Context, cfg daemonConfig) error {
 	}
 	defer os.Remove(p.PIDFile)
 
-	st, err := store.Open(ctx, store.Config{Dialector: store.SQLite(p.DB), Logger: log})
+	driver, err := newVMDriver(p, log)
+	if err != nil {
+		return err
+	}
+	st, err := store.Open(ctx, store.Config{Dialector: store.SQLite(p.DB), Admit: vm.Admit(driver), Logger: log})
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+
+	vms := vm.New(st, driver, vm.Options{Logger: log})
+	ctrlCtx, stopControllers := context.WithCancel(context.Background())
+	defer stopControllers()
+	var controllers sync.WaitGroup
+	controllers.Go(func() { vms.Run(ctrlCtx) })
 
 	srv := api.New(api.Config{Store: st, Logger: log})
 	handler := srv.Handler()
@@ -153,6 +169,12 @@ func runDaemon(ctx context.Context, cfg daemonConfig) error {
 		log.Warn("requests still running at shutdown were cut off", "err", err)
 	}
 	wg.Wait()
+	stopControllers()
+	controllers.Wait()
+	if err := vms.Shutdown(context.Background(), vmStopBound); err != nil {
+		log.Error("stopping VMs failed", "err", err)
+		runErr = errors.Join(runErr, err)
+	}
 	if err := st.Close(); err != nil {
 		log.Error("closing the store failed", "err", err)
 		return err
