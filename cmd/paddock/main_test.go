@@ -196,3 +196,10 @@ func call(t testing.TB, c *http.Client, method, url, contentType, body string) (
 	}
 	return resp.StatusCode, m, resp.Header
 }
+
+func decodeJSON(t testing.TB, data string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(data), v); err != nil {
+		t.Fatalf("decode %q: %v", data, err)
+	}
+}

@@ -2,6 +2,7 @@ package vm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -358,15 +359,14 @@ func (c *Controller) pending(name string) (bool, error) {
 	return false, nil
 }
 
-// dropAnnotation removes a one-shot request annotation once it is served.
+// dropAnnotation removes a one-shot request annotation once it is served,
+// with a merge patch of that one key, so no other writer's change is lost.
 func (c *Controller) dropAnnotation(ctx context.Context, vm *resource.VM, a string) error {
-	_, err := controller.Update(ctx, c.store, resource.KeyOf(vm), func(v *resource.VM) (bool, error) {
-		if _, ok := v.Metadata.Annotations[a]; !ok {
-			return false, nil
-		}
-		delete(v.Metadata.Annotations, a)
-		return true, nil
-	})
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{a: nil}}})
+	if err != nil {
+		return err
+	}
+	_, err = c.store.Patch(ctx, resource.KeyOf(vm), patch, false)
 	return err
 }
 
