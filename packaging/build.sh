@@ -30,9 +30,17 @@ fi
 "$gen" completion zsh >dist/completions/_paddock
 "$gen" completion fish >dist/completions/paddock.fish
 
-# nfpm expands no variables in source paths: stage the binary.
+# nfpm expands no variables in source paths: stage the binary, and Lima's
+# guest agent, which Lima finds in ../share/lima from the binary.
 mkdir -p dist/stage
 cp "$out/paddock" dist/stage/paddock
+case $PADDOCK_ARCH in
+amd64) guest_arch=x86_64 ;;
+arm64) guest_arch=aarch64 ;;
+*) echo "build.sh: no guest agent for $PADDOCK_ARCH" >&2; exit 1 ;;
+esac
+rm -f dist/stage/lima-guestagent.*
+go run ./platform/lima/build-guestagent -o dist/stage -arch "$guest_arch" >/dev/null
 for p in $PACKAGERS; do
 	go run "$NFPM" package --config packaging/nfpm.yaml --packager "$p" --target dist/
 done

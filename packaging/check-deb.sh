@@ -23,7 +23,8 @@ version=$(/usr/bin/paddock version) && echo "$version" | grep -q '^paddock v' &&
 	{ echo "FAIL: /usr/bin/paddock version: $version"; fail=1; }
 for f in /usr/lib/systemd/user/paddock.service /usr/lib/systemd/system/paddock@.service \
 	/usr/share/bash-completion/completions/paddock /usr/share/zsh/vendor-completions/_paddock \
-	/usr/share/fish/vendor_completions.d/paddock.fish /usr/share/doc/paddock/README.md; do
+	/usr/share/fish/vendor_completions.d/paddock.fish /usr/share/doc/paddock/README.md \
+	/usr/share/lima/lima-guestagent.Linux-*; do
 	check test -s "$f"
 done
 # The packaged units are valid for systemd (an instance of the template
