@@ -164,7 +164,10 @@ func (c *Controller) ensureMachine(ctx context.Context, vm *resource.VM, tmpl *r
 		}
 		return true, controller.Result{RequeueAfter: soon}, c.dropAnnotation(ctx, vm, resource.AnnotationResetRequested)
 	case inst.Exists:
-		return false, controller.Result{}, nil
+		// Stamp Created for the current generation, as every condition is.
+		return false, controller.Result{}, c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
+			setCond(st, gen, resource.VMCreated, true, resource.ReasonCreated, "the machine exists")
+		})
 	}
 
 	if reset {
