@@ -20,11 +20,14 @@ func (c *Controller) follow(key resource.Key, templateRV string) {
 	c.boots[key.Name] = b
 	go func() {
 		err := c.driver.WaitRunning(ctx, key.Name)
+		cancelled := ctx.Err() != nil
 		cancel()
 		c.mu.Lock()
 		b.done, b.err = true, err
 		c.mu.Unlock()
-		if ctx.Err() == nil || err == nil {
+		// A cancelled boot was let go by a reconcile (or the shutdown),
+		// which does not wait for word of it.
+		if !cancelled {
 			c.ctrl.Enqueue(key)
 		}
 	}()
