@@ -28,8 +28,12 @@
 // probes whether KVM really runs a guest, see platform/linux) and, for TCG,
 // points Lima's QEMU driver at the paddock binary under the name
 // qemu-system-ARCH, which rewrites Lima's KVM arguments and execs the real
-// QEMU. It works around Lima v1.2.2 losing the guest agent's socket forward
-// on slow boots, so that a start under TCG ends Running, not degraded.
+// QEMU; it puts the paddock binary first on its PATH as ssh (ExecSSH), so
+// that Lima's 10-second SSH check passes as soon as the guest answers. It
+// works around Lima v1.2.2 losing the guest agent's socket forward on slow
+// boots, so that a start under TCG ends Running, not degraded. The paddock
+// binary dispatches on its invocation name to these helpers before any
+// command runs (cmd/paddock/argv0_linux.go).
 //
 // EnsureUserKey creates Lima's SSH user key crash-safely; RouteLogrus sends
 // Lima's logrus output to log/slog. BuildGuestAgent (and the

@@ -39,15 +39,9 @@ type Event struct {
 // logger, those from since on. It does not notice a host agent that dies
 // without a word; WaitRunning does.
 func (d *Driver) Watch(ctx context.Context, name string, since time.Time, fn func(Event) bool) error {
-	if err := d.init(); err != nil {
-		return err
-	}
-	inst, err := d.Inspect(name)
+	inst, err := d.existing(name)
 	if err != nil {
 		return err
-	}
-	if !inst.Exists {
-		return fmt.Errorf("%w: %s", ErrNotFound, name)
 	}
 	return events.Watch(ctx,
 		filepath.Join(inst.Dir, filenames.HostAgentStdoutLog),
@@ -89,15 +83,9 @@ const livenessPoll = 500 * time.Millisecond
 // degraded, the host agent exits or dies, or the VM process dies; ctx
 // bounds the wait.
 func (d *Driver) WaitRunning(ctx context.Context, name string) error {
-	if err := d.init(); err != nil {
-		return err
-	}
-	inst, err := d.Inspect(name)
+	inst, err := d.existing(name)
 	if err != nil {
 		return err
-	}
-	if !inst.Exists {
-		return fmt.Errorf("%w: %s", ErrNotFound, name)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

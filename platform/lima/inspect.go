@@ -94,6 +94,15 @@ func (d *Driver) Inspect(name string) (Instance, error) {
 	return out, nil
 }
 
+// existing is Inspect for an instance that must exist: ErrNotFound if not.
+func (d *Driver) existing(name string) (Instance, error) {
+	inst, err := d.Inspect(name)
+	if err == nil && !inst.Exists {
+		err = fmt.Errorf("%w: %s", ErrNotFound, name)
+	}
+	return inst, err
+}
+
 // LiveHostAgents lists the instances whose host agent is alive. Called when
 // a daemon starts, before it started any, these are the host agents that
 // outlived the previous daemon: adopt them (Watch, Stop) or stop them.

@@ -31,18 +31,12 @@ const pidFileTimeout = 10 * time.Second
 // alive is left alone. Leftovers of a host agent that died (a VM process
 // still running, stale pid and socket files) are cleared first.
 func (d *Driver) Start(ctx context.Context, name string) error {
-	if err := d.init(); err != nil {
-		return err
-	}
 	if d.Executable == "" {
 		return errors.New("the driver does not know the paddock executable to run host agents with")
 	}
-	state, err := d.Inspect(name)
+	state, err := d.existing(name)
 	if err != nil {
 		return err
-	}
-	if !state.Exists {
-		return fmt.Errorf("%w: %s", ErrNotFound, name)
 	}
 	if state.HostAgentAlive {
 		d.Logger.Info("host agent already running", "instance", name, "pid", state.HostAgentPID)

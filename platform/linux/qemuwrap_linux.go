@@ -18,14 +18,15 @@ func IsQEMUWrapperName(argv0 string) bool {
 }
 
 // ExecQEMUForTCG replaces this process with the real QEMU ($PADDOCK_QEMU_REAL)
-// running args rewritten by RewriteForTCG. The process keeps its pid, so the
+// running args rewritten by RewriteForTCG and, since every cycle counts
+// under emulation, by DropDisplayDevices. The process keeps its pid, so the
 // pid file Lima's driver reads stays right. It returns only on failure.
 func ExecQEMUForTCG(args []string) error {
 	real := os.Getenv(EnvRealQEMU)
 	if real == "" {
 		return fmt.Errorf("%s is not set: the QEMU wrapper does not know which QEMU to run", EnvRealQEMU)
 	}
-	argv := append([]string{real}, RewriteForTCG(args)...)
+	argv := append([]string{real}, RewriteForTCG(DropDisplayDevices(args))...)
 	if err := syscall.Exec(real, argv, os.Environ()); err != nil {
 		return fmt.Errorf("exec %s: %w", real, err)
 	}

@@ -92,11 +92,12 @@ mount -t sysfs sys "$root/sys"
 mount --bind /dev "$root/dev"
 printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 chmod +x "$root/usr/sbin/policy-rc.d"
-# Only the modules needed to find and mount the root disk go into the
-# initramfs: a small initrd unpacks faster under emulation.
+# Only the modules needed to find and mount the root disk, and the cidata
+# CD-ROM that lima-init reads first, go into the initramfs: a small initrd
+# unpacks faster under emulation.
 mkdir -p "$root/etc/initramfs-tools/conf.d"
 echo MODULES=list >"$root/etc/initramfs-tools/conf.d/paddock.conf"
-printf '%s\n' virtio_pci virtio_blk virtio_scsi sd_mod ext4 >>"$root/etc/initramfs-tools/modules"
+printf '%s\n' virtio_pci virtio_blk virtio_scsi sd_mod sr_mod isofs ext4 >>"$root/etc/initramfs-tools/modules"
 chroot "$root" apt-get update -qq >&2
 # shellcheck disable=SC2086
 DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y -qq --no-install-recommends $packages >&2
