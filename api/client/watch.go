@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -18,6 +19,8 @@ type Event struct {
 	Type     string
 	Revision string
 	Object   resource.Object
+	// Listing marks the events of a fresh list; see Client.Follow.
+	Listing bool
 }
 
 // Watch is an open stream of changes.
@@ -87,3 +90,60 @@ func (w *Watch) Next() (Event, error) {
 
 // Close ends the watch.
 func (w *Watch) Close() error { return w.body.Close() }
+
+// Follow watches kind k in namespace ns and calls fn with each event until
+// fn says stop or fails, or ctx ends (then Follow returns ctx's error). When
+// the daemon ends the stream, Follow resumes after the last revision it
+// saw; when that revision is Gone, it starts over with a fresh list. The
+// events of a fresh list (an ADDED per object, then the BOOKMARK that ends
+// it) have Listing set.
+func (c *Client) Follow(ctx context.Context, k *resource.Kind, ns string, opts ListOptions, fn func(Event) (stop bool, err error)) error {
+	from := ""
+	for {
+		listing := from == ""
+		w, err := c.Watch(ctx, k, ns, opts, from)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if resource.ReasonOf(err) == resource.ReasonGone {
+				from = ""
+				continue
+			}
+			return err
+		}
+		stop, err := c.drain(ctx, w, listing, &from, fn)
+		w.Close()
+		if stop || err != nil {
+			return err
+		}
+	}
+}
+
+// drain passes w's events to fn until the stream ends, keeping in from the
+// revision to resume after: a list's events carry each object's own
+// revision, so only the bookmark that ends the list counts.
+func (c *Client) drain(ctx context.Context, w *Watch, listing bool, from *string, fn func(Event) (bool, error)) (bool, error) {
+	for {
+		ev, err := w.Next()
+		if err != nil {
+			if ctx.Err() != nil {
+				return true, ctx.Err()
+			}
+			if errors.Is(err, io.EOF) {
+				return false, nil
+			}
+			return true, err
+		}
+		ev.Listing = listing
+		if ev.Type == "BOOKMARK" {
+			listing = false
+		}
+		if !ev.Listing || ev.Type == "BOOKMARK" {
+			*from = ev.Revision
+		}
+		if stop, err := fn(ev); stop || err != nil {
+			return true, err
+		}
+	}
+}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -153,42 +151,16 @@ func newGetCmd(c *cli) *cobra.Command {
 }
 
 // watchPrint prints the current objects and then every change until
-// interrupted, resuming the stream when the daemon ends it.
+// interrupted.
 func watchPrint(ctx context.Context, cl *client.Client, k *resource.Kind, ns string, opts client.ListOptions, pr *printer) error {
-	from := ""
-	for {
-		caughtUp := from != ""
-		w, err := cl.Watch(ctx, k, ns, opts, from)
-		if err != nil {
-			if resource.ReasonOf(err) == resource.ReasonGone {
-				from = ""
-				continue
-			}
-			return err
+	err := cl.Follow(ctx, k, ns, opts, func(ev client.Event) (bool, error) {
+		if ev.Type == "BOOKMARK" {
+			return false, nil
 		}
-		for {
-			ev, err := w.Next()
-			if err != nil {
-				w.Close()
-				if ctx.Err() != nil {
-					return nil
-				}
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				return err
-			}
-			if ev.Type == "BOOKMARK" {
-				caughtUp = true
-			} else if err := pr.one(ev.Object); err != nil {
-				w.Close()
-				return err
-			}
-			// Before the first bookmark, events carry each object's own
-			// revision; resuming from one of those would replay others.
-			if caughtUp {
-				from = ev.Revision
-			}
-		}
+		return false, pr.one(ev.Object)
+	})
+	if ctx.Err() != nil {
+		return nil // interrupted: the normal end of a watch
 	}
+	return err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -143,68 +142,29 @@ func waitFor(ctx context.Context, cl *client.Client, k *resource.Kind, ns, name 
 		return ctx.Err()
 	}
 	opts := client.ListOptions{FieldSelector: "metadata.name=" + name}
-	from := ""
-	exists := false
-	for {
-		// A watch from no revision starts with the object, if it exists,
-		// then a bookmark; one that resumes replays changes only.
-		initial := from == ""
-		caughtUp := !initial
-		if initial {
-			exists = false
+	listed := false // the object was in the fresh list being read
+	err := cl.Follow(ctx, k, ns, opts, func(ev client.Event) (bool, error) {
+		switch {
+		case ev.Type == "BOOKMARK":
+			// A fresh list without the object: it is not there.
+			absent := ev.Listing && !listed
+			listed = false
+			return cond.gone && absent, nil
+		case ev.Type == "DELETED":
+			last = "it was deleted"
+			return cond.gone, nil
 		}
-		w, err := cl.Watch(ctx, k, ns, opts, from)
-		if err != nil {
-			if ctx.Err() != nil {
-				return timedOut()
-			}
-			if resource.ReasonOf(err) == resource.ReasonGone {
-				from = ""
-				continue
-			}
-			return err
+		listed = ev.Listing
+		last = "it exists"
+		if cond.check == nil {
+			return false, nil
 		}
-		for {
-			ev, err := w.Next()
-			if err != nil {
-				w.Close()
-				if ctx.Err() != nil {
-					return timedOut()
-				}
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				return err
-			}
-			switch ev.Type {
-			case "BOOKMARK":
-				caughtUp = true
-				if initial && cond.gone && !exists {
-					w.Close()
-					return nil
-				}
-			case "DELETED":
-				exists = false
-				last = "it was deleted"
-				if cond.gone {
-					w.Close()
-					return nil
-				}
-			default:
-				exists = true
-				last = "it exists"
-				if cond.check != nil {
-					ok, state := cond.check(ev.Object)
-					last = state
-					if ok {
-						w.Close()
-						return nil
-					}
-				}
-			}
-			if caughtUp {
-				from = ev.Revision
-			}
-		}
+		ok, state := cond.check(ev.Object)
+		last = state
+		return ok, nil
+	})
+	if err != nil && ctx.Err() != nil {
+		return timedOut()
 	}
+	return err
 }

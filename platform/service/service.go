@@ -87,3 +87,32 @@ func (controlOnly) Stop(kservice.Service) error { return nil }
 func (s *Service) notInstalled() error {
 	return fmt.Errorf("%s service %s: %w", s.spec.Scope, s.name, ErrNotInstalled)
 }
+
+// Start starts the service (on macOS: loads the job).
+func (s *Service) Start() error { return s.control("start", s.k.Start) }
+
+// Stop stops the service and returns when the daemon has exited (on macOS:
+// unloads the job; launchd sends the daemon SIGTERM).
+func (s *Service) Stop() error { return s.control("stop", s.k.Stop) }
+
+// Restart stops the service if it runs and starts it.
+func (s *Service) Restart() error { return s.control("restart", s.k.Restart) }
+
+// control runs a kardianos control action on an installed service; the
+// service manager's own account of a failure comes from controlError.
+func (s *Service) control(action string, f func() error) error {
+	st, err := s.Status()
+	if err != nil {
+		return err
+	}
+	if !st.Installed() {
+		return s.notInstalled()
+	}
+	if action == "stop" && !st.Active() {
+		return nil // stopping a stopped service succeeds, as with systemctl
+	}
+	if err := f(); err != nil {
+		return s.controlError(action, err)
+	}
+	return nil
+}

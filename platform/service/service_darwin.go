@@ -110,30 +110,9 @@ func (s *Service) Uninstall() error {
 	return err
 }
 
-// Start loads the job, which runs it.
-func (s *Service) Start() error { return s.control("start", s.k.Start) }
-
-// Stop unloads the job; launchd sends the daemon SIGTERM.
-func (s *Service) Stop() error { return s.control("stop", s.k.Stop) }
-
-// Restart unloads and loads the job.
-func (s *Service) Restart() error { return s.control("restart", s.k.Restart) }
-
-func (s *Service) control(action string, f func() error) error {
-	st, err := s.Status()
-	if err != nil {
-		return err
-	}
-	if !st.Installed() {
-		return s.notInstalled()
-	}
-	if action == "stop" && !st.Active() {
-		return nil // stopping a stopped service succeeds, as with systemctl
-	}
-	if err := f(); err != nil {
-		return fmt.Errorf("%s %s: %w", action, s.name, err)
-	}
-	return nil
+// controlError is a failed control action; launchctl says all it knows.
+func (s *Service) controlError(action string, err error) error {
+	return fmt.Errorf("%s %s: %w", action, s.name, err)
 }
 
 var (

@@ -178,44 +178,22 @@ func (s *Service) Uninstall() error {
 	return nil
 }
 
-// Start starts the service.
-func (s *Service) Start() error { return s.control("start", s.k.Start) }
-
-// Stop stops the service and returns when the daemon has exited.
-func (s *Service) Stop() error { return s.control("stop", s.k.Stop) }
-
-// Restart stops the service if it runs and starts it.
-func (s *Service) Restart() error { return s.control("restart", s.k.Restart) }
-
-// control runs a kardianos control action on an installed service and,
-// when it fails, adds what `systemctl status` says about the unit, since
-// kardianos reports no more than systemctl's exit status.
-func (s *Service) control(action string, f func() error) error {
-	st, err := s.Status()
-	if err != nil {
-		return err
+// controlError adds to a failed control action what `systemctl status`
+// says about the unit, since kardianos reports no more than systemctl's
+// exit status.
+func (s *Service) controlError(action string, err error) error {
+	args := []string{"status", "--no-pager", "--full", "--lines=20", s.unit()}
+	if s.spec.Scope == User {
+		args = append([]string{"--user"}, args...)
 	}
-	if !st.Installed() {
-		return s.notInstalled()
+	// systemctl status exits non-zero for a unit that is not running;
+	// its output is what matters.
+	out, _ := exec.Command("systemctl", args...).CombinedOutput()
+	err = fmt.Errorf("%s %s: %v; systemctl status says:\n%s", action, s.unit(), err, indent(string(out)))
+	if s.spec.Scope == System && os.Geteuid() != 0 {
+		err = fmt.Errorf("%w\ncontrolling a system service needs root unless polkit allows it: run it with sudo", err)
 	}
-	if action == "stop" && !st.Active() {
-		return nil // stopping a stopped service succeeds, as with systemctl
-	}
-	if err := f(); err != nil {
-		args := []string{"status", "--no-pager", "--full", "--lines=20", s.unit()}
-		if s.spec.Scope == User {
-			args = append([]string{"--user"}, args...)
-		}
-		// systemctl status exits non-zero for a unit that is not running;
-		// its output is what matters.
-		out, _ := exec.Command("systemctl", args...).CombinedOutput()
-		err = fmt.Errorf("%s %s: %v; systemctl status says:\n%s", action, s.unit(), err, indent(string(out)))
-		if s.spec.Scope == System && os.Geteuid() != 0 {
-			err = fmt.Errorf("%w\ncontrolling a system service needs root unless polkit allows it: run it with sudo", err)
-		}
-		return err
-	}
-	return nil
+	return err
 }
 
 // Status reports the unit's state from systemctl's properties.

@@ -150,30 +150,9 @@ func (s *Service) Uninstall() error {
 	return nil
 }
 
-// Start starts the service.
-func (s *Service) Start() error { return s.control("start", s.k.Start) }
-
-// Stop asks the service to stop and waits for it.
-func (s *Service) Stop() error { return s.control("stop", s.k.Stop) }
-
-// Restart stops the service if it runs and starts it.
-func (s *Service) Restart() error { return s.control("restart", s.k.Restart) }
-
-func (s *Service) control(action string, f func() error) error {
-	st, err := s.Status()
-	if err != nil {
-		return err
-	}
-	if !st.Installed() {
-		return s.notInstalled()
-	}
-	if action == "stop" && !st.Active() {
-		return nil // stopping a stopped service succeeds, as with systemctl
-	}
-	if err := f(); err != nil {
-		return fmt.Errorf("%s %s: %w", action, s.name, err)
-	}
-	return nil
+// controlError is a failed control action; the SCM's error says why.
+func (s *Service) controlError(action string, err error) error {
+	return fmt.Errorf("%s %s: %w", action, s.name, err)
 }
 
 // Status asks the SCM for the service's state and process id.
