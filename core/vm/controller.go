@@ -239,15 +239,8 @@ func (c *Controller) ensureRunning(ctx context.Context, vm *resource.VM, tmpl *r
 				return controller.Result{}, err
 			}
 		}
-		if drift {
-			if err := c.driver.Reconfigure(ctx, name, []byte(tmpl.Data[resource.TemplateKey])); err != nil {
-				return controller.Result{}, err
-			}
-		}
-		if restart {
-			if err := c.dropAnnotation(ctx, vm, resource.AnnotationRestartRequested); err != nil {
-				return controller.Result{}, err
-			}
+		if err := c.stopped(ctx, vm, tmpl, drift, restart); err != nil {
+			return controller.Result{}, err
 		}
 		return controller.Result{}, c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
 			st.ObservedTemplateResourceVersion = templateRV
@@ -269,17 +262,7 @@ func (c *Controller) ensureRunning(ctx context.Context, vm *resource.VM, tmpl *r
 		if err := c.driver.Stop(ctx, name, c.grace); err != nil {
 			return controller.Result{}, err
 		}
-		if drift {
-			if err := c.driver.Reconfigure(ctx, name, []byte(tmpl.Data[resource.TemplateKey])); err != nil {
-				return controller.Result{}, err
-			}
-		}
-		if restart {
-			if err := c.dropAnnotation(ctx, vm, resource.AnnotationRestartRequested); err != nil {
-				return controller.Result{}, err
-			}
-		}
-		return controller.Result{RequeueAfter: soon}, nil
+		return controller.Result{RequeueAfter: soon}, c.stopped(ctx, vm, tmpl, drift, restart)
 
 	case inst.Running:
 		return controller.Result{RequeueAfter: livenessInterval}, c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
@@ -319,6 +302,20 @@ func (c *Controller) ensureRunning(ctx context.Context, vm *resource.VM, tmpl *r
 	}
 	c.follow(resource.KeyOf(vm), templateRV)
 	return controller.Result{}, nil
+}
+
+// stopped finishes with a machine that was stopped: it takes a changed
+// template, and a restart request is served.
+func (c *Controller) stopped(ctx context.Context, vm *resource.VM, tmpl *resource.ConfigMap, drift, restart bool) error {
+	if drift {
+		if err := c.driver.Reconfigure(ctx, vm.Metadata.Name, []byte(tmpl.Data[resource.TemplateKey])); err != nil {
+			return err
+		}
+	}
+	if restart {
+		return c.dropAnnotation(ctx, vm, resource.AnnotationRestartRequested)
+	}
+	return nil
 }
 
 // finalize cleans up a deleted VM: its machine, then its template copy,

@@ -3,8 +3,12 @@ package service
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	kservice "github.com/kardianos/service"
+
+	"paddock.dev/paddock/core/atomicfile"
 )
 
 // ErrNotInstalled is returned by the operations that need an installed
@@ -115,4 +119,31 @@ func (s *Service) control(action string, f func() error) error {
 		return s.controlError(action, err)
 	}
 	return nil
+}
+
+// writeDefinition checks that the executable exists and writes the service
+// definition text, whole, unless it is there already. It returns what it
+// did and the definition it replaced, if any.
+func (s *Service) writeDefinition(text string) (Result, []byte, error) {
+	if _, err := os.Stat(s.spec.Executable); err != nil {
+		return Result{}, nil, fmt.Errorf("%w: the executable: %v", ErrInvalid, err)
+	}
+	path, err := s.DefinitionPath()
+	if err != nil {
+		return Result{}, nil, err
+	}
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return Result{}, nil, err
+	}
+	res := Result{Path: path, Created: err != nil, Changed: string(old) != text}
+	if res.Changed {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return res, old, err
+		}
+		if err := atomicfile.WriteFile(path, []byte(text), 0o644); err != nil {
+			return res, old, fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	return res, old, nil
 }

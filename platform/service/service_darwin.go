@@ -53,25 +53,9 @@ func (s *Service) Install() (Result, error) {
 	if s.spec.Scope == System && os.Geteuid() != 0 {
 		return Result{}, errors.New("installing a system service needs root: run it with sudo")
 	}
-	if _, err := os.Stat(s.spec.Executable); err != nil {
-		return Result{}, fmt.Errorf("%w: the executable: %v", ErrInvalid, err)
-	}
-	path, err := s.DefinitionPath()
+	res, _, err := s.writeDefinition(text)
 	if err != nil {
-		return Result{}, err
-	}
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return Result{}, err
-	}
-	res := Result{Path: path, Created: err != nil, Changed: string(old) != text}
-	if res.Changed {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return res, err
-		}
-		if err := atomicfile.WriteFile(path, []byte(text), 0o644); err != nil {
-			return res, fmt.Errorf("write %s: %w", path, err)
-		}
+		return res, err
 	}
 	if s.spec.LogFile != "" {
 		if err := os.MkdirAll(filepath.Dir(s.spec.LogFile), 0o755); err != nil {

@@ -90,33 +90,17 @@ func (s *Service) Install() (Result, error) {
 			return Result{}, fmt.Errorf("%w: the service's user %q: %v", ErrInvalid, s.spec.UserName, err)
 		}
 	}
-	if _, err := os.Stat(s.spec.Executable); err != nil {
-		return Result{}, fmt.Errorf("%w: the executable: %v", ErrInvalid, err)
-	}
-	path, err := s.DefinitionPath()
+	res, old, err := s.writeDefinition(text)
 	if err != nil {
-		return Result{}, err
-	}
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return Result{}, err
-	}
-	res := Result{Path: path, Created: err != nil, Changed: string(old) != text}
-	if res.Changed {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return res, err
-		}
-		if err := atomicfile.WriteFile(path, []byte(text), 0o644); err != nil {
-			return res, fmt.Errorf("write %s: %w", path, err)
-		}
+		return res, err
 	}
 	if err := s.enable(); err != nil {
 		// Put back what was there, so that a failed install leaves no
 		// unit that systemd never loaded (and a later command would find).
 		if res.Created {
-			os.Remove(path)
+			os.Remove(res.Path)
 		} else if res.Changed {
-			if werr := atomicfile.WriteFile(path, old, 0o644); werr != nil {
+			if werr := atomicfile.WriteFile(res.Path, old, 0o644); werr != nil {
 				err = fmt.Errorf("%w; restoring the previous unit failed too: %v", err, werr)
 			}
 		}
