@@ -22,7 +22,10 @@ import (
 
 // The end-to-end tests boot real VMs with QEMU from the image that
 // platform/linux/guestimage builds. They run only with PADDOCK_E2E=1; then
-// a missing prerequisite fails them.
+// a missing prerequisite fails them. On a 2-core host without KVM they take
+// about 5 minutes, more when other VMs share the cores; give them room:
+//
+//	PADDOCK_E2E=1 go test -timeout 20m ./platform/lima
 const envE2E = "PADDOCK_E2E"
 
 // e2e is what the end-to-end tests share: one paddock binary, guest agent,

@@ -1,3 +1,5 @@
+//go:build linux
+
 package lima_test
 
 import (

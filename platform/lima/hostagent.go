@@ -19,7 +19,6 @@ import (
 	"github.com/lima-vm/lima/pkg/driverutil"
 	"github.com/lima-vm/lima/pkg/hostagent"
 	"github.com/lima-vm/lima/pkg/hostagent/api/server"
-	"github.com/lima-vm/lima/pkg/store"
 
 	"paddock.dev/paddock/core/atomicfile"
 	"paddock.dev/paddock/core/logging"
@@ -78,15 +77,13 @@ func RunHostAgent(ctx context.Context, o HostAgentOptions) error {
 	if err := d.init(); err != nil {
 		return err
 	}
-	inst, err := store.Inspect(o.Name)
+	inst, err := inspectConfig(o.Name)
 	if err != nil {
 		return err
 	}
-	accel := os.Getenv(EnvAccel)
-	if accel == "" || accel == "auto" {
-		if accel, err = d.resolveAccel(ctx, *inst.Config.Arch); err != nil {
-			return err
-		}
+	accel, err := d.resolveAccel(ctx, *inst.Config.Arch)
+	if err != nil {
+		return err
 	}
 	if err := atomicfile.WriteFile(filepath.Join(inst.Dir, accelFile), []byte(accel+"\n"), 0o644); err != nil {
 		return err

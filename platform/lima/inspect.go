@@ -103,6 +103,19 @@ func (d *Driver) existing(name string) (Instance, error) {
 	return inst, err
 }
 
+// inspectConfig is Lima's store.Inspect for an instance whose lima.yaml must
+// be readable.
+func inspectConfig(name string) (*store.Instance, error) {
+	inst, err := store.Inspect(name)
+	if err != nil {
+		return nil, err
+	}
+	if inst.Config == nil {
+		return nil, fmt.Errorf("instance %s is broken: %w", name, errors.Join(inst.Errors...))
+	}
+	return inst, nil
+}
+
 // LiveHostAgents lists the instances whose host agent is alive. Called when
 // a daemon starts, before it started any, these are the host agents that
 // outlived the previous daemon: adopt them (Watch, Stop) or stop them.

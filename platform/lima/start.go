@@ -14,10 +14,14 @@ import (
 	"github.com/lima-vm/lima/pkg/instance"
 	"github.com/lima-vm/lima/pkg/store"
 	"github.com/lima-vm/lima/pkg/store/filenames"
+
+	"paddock.dev/paddock/platform/linux"
 )
 
-// EnvAccel passes the accelerator the driver chose to the host agent.
-const EnvAccel = "PADDOCK_QEMU_ACCEL"
+// envAccel passes the accelerator the driver chose to the host agent: the
+// variable through which users choose it (platform/linux is built on every
+// OS; off Linux the value is empty and Lima's driver chooses).
+const envAccel = linux.EnvAccel
 
 // pidFileTimeout bounds how long Start waits for a new host agent to write
 // its pid file.
@@ -45,7 +49,7 @@ func (d *Driver) Start(ctx context.Context, name string) error {
 	if err := d.clearLeftovers(state); err != nil {
 		return err
 	}
-	inst, err := store.Inspect(name)
+	inst, err := inspectConfig(name)
 	if err != nil {
 		return err
 	}
@@ -72,8 +76,7 @@ func (d *Driver) launch(name, dir, guestAgent, accel string) error {
 		return err
 	}
 	defer stdout.Close()
-	stderrPath := filepath.Join(dir, filenames.HostAgentStderrLog)
-	stderr, err := os.Create(stderrPath)
+	stderr, err := os.Create(filepath.Join(dir, filenames.HostAgentStderrLog))
 	if err != nil {
 		return err
 	}
@@ -85,7 +88,8 @@ func (d *Driver) launch(name, dir, guestAgent, accel string) error {
 	}
 	args = append(args, name)
 	cmd := exec.Command(d.Executable, args...)
-	cmd.Env = append(os.Environ(), EnvLimaHome+"="+d.LimaHome, EnvAccel+"="+accel)
+	// The host agent takes the accelerator as chosen here, without probing.
+	cmd.Env = append(os.Environ(), EnvLimaHome+"="+d.LimaHome, envAccel+"="+accel)
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr
 	// Setpgid on Unix, CREATE_NEW_PROCESS_GROUP on Windows.

@@ -3,19 +3,8 @@ package linux
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 	"syscall"
 )
-
-// EnvRealQEMU names the real QEMU program for the QEMU wrapper.
-const EnvRealQEMU = "PADDOCK_QEMU_REAL"
-
-// IsQEMUWrapperName reports whether argv0 is a name under which the paddock
-// binary acts as the QEMU wrapper: a link named qemu-system-*.
-func IsQEMUWrapperName(argv0 string) bool {
-	return strings.HasPrefix(filepath.Base(argv0), "qemu-system-")
-}
 
 // ExecQEMUForTCG replaces this process with the real QEMU ($PADDOCK_QEMU_REAL)
 // running args rewritten by RewriteForTCG and, since every cycle counts
