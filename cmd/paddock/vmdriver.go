@@ -25,7 +25,8 @@ var _ vm.Driver = limaDriver{}
 
 // newVMDriver returns the driver of the instance's machines: Lima, with
 // its home in the instance's short directory, running host agents from
-// this binary.
+// this binary; the accelerator comes from PADDOCK_QEMU_ACCEL (auto when
+// unset).
 func newVMDriver(p instance.Paths, log *slog.Logger) (vm.Driver, error) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -34,7 +35,7 @@ func newVMDriver(p instance.Paths, log *slog.Logger) (vm.Driver, error) {
 	if exe, err = filepath.EvalSymlinks(exe); err != nil {
 		return nil, err
 	}
-	return limaDriver{&lima.Driver{LimaHome: p.LimaHome, Executable: exe, Logger: log, Accel: os.Getenv(lima.EnvAccel)}}, nil
+	return limaDriver{&lima.Driver{LimaHome: p.LimaHome, Executable: exe, Logger: log}}, nil
 }
 
 func (l limaDriver) Validate(template []byte) ([]resource.FieldError, error) {
