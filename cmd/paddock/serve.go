@@ -32,8 +32,11 @@ const shutdownGrace = 5 * time.Second
 // well inside the service managers' stop timeouts (120 s).
 const vmStopBound = 60 * time.Second
 
+// EnvDatabase names the database the daemon keeps its objects in.
+const EnvDatabase = "PADDOCK_DATABASE"
+
 func newServeCmd(c *cli) *cobra.Command {
-	var listen string
+	var listen, database string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the daemon in the foreground",
@@ -44,7 +47,11 @@ down cleanly. One daemon serves an instance; a second one is refused.
 
 --listen tcp://127.0.0.1:PORT also serves the API on loopback TCP, with a
 bearer token from a 0600 file the daemon creates ('paddock service paths
-token'). A port of 0 takes the instance's own port.`,
+token'). A port of 0 takes the instance's own port.
+
+--database (or PADDOCK_DATABASE) keeps the objects elsewhere than the
+instance's SQLite file: another file path, or postgres://USER:PASSWORD@HOST/DB
+for PostgreSQL. One daemon only may use a database.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			log, err := c.Logger()
@@ -56,18 +63,20 @@ token'). A port of 0 takes the instance's own port.`,
 				return err
 			}
 			return service.Run(p.Instance, func(ctx context.Context) error {
-				return runDaemon(ctx, daemonConfig{paths: p, listen: listen, log: log})
+				return runDaemon(ctx, daemonConfig{paths: p, listen: listen, database: database, log: log})
 			})
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "", "also serve on loopback TCP, e.g. tcp://127.0.0.1:0 (needs the bearer token)")
+	cmd.Flags().StringVar(&database, "database", envOr(EnvDatabase, ""), "database: a SQLite file path or postgres://... (default: the instance's db file; env "+EnvDatabase+")")
 	return cmd
 }
 
 type daemonConfig struct {
-	paths  instance.Paths
-	listen string
-	log    *slog.Logger
+	paths    instance.Paths
+	listen   string
+	database string // empty: the instance's SQLite file
+	log      *slog.Logger
 }
 
 // runDaemon serves until ctx is done, then shuts down in order: stop taking
@@ -79,6 +88,14 @@ func runDaemon(ctx context.Context, cfg daemonConfig) error {
 	p, log := cfg.paths, cfg.log
 	if err := p.MkdirAll(); err != nil {
 		return err
+	}
+	database := cfg.database
+	if database == "" {
+		database = p.DB
+	}
+	dialector, err := store.Dialector(database)
+	if err != nil {
+		return usageError("%v", err)
 	}
 	var tcpAddr string
 	if cfg.listen != "" {
@@ -108,7 +125,7 @@ func runDaemon(ctx context.Context, cfg daemonConfig) error {
 	if err != nil {
 		return err
 	}
-	st, err := store.Open(ctx, store.Config{Dialector: store.SQLite(p.DB), Admit: vm.Admit(driver), Logger: log})
+	st, err := store.Open(ctx, store.Config{Dialector: dialector, Admit: vm.Admit(driver), Logger: log})
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,9 +12,10 @@ import (
 	"paddock.dev/paddock/core/store"
 )
 
-func openStore(t testing.TB, path string) *store.DB {
+// openStore opens the store at a database address from testDatabase.
+func openStore(t testing.TB, address string) *store.DB {
 	t.Helper()
-	s, err := store.Open(context.Background(), store.Config{Dialector: store.SQLite(path)})
+	s, err := store.Open(context.Background(), config(t, address))
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
@@ -23,8 +23,17 @@ func openStore(t testing.TB, path string) *store.DB {
 	return s
 }
 
+func config(t testing.TB, address string) store.Config {
+	t.Helper()
+	d, err := store.Dialector(address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store.Config{Dialector: d}
+}
+
 func newStore(t testing.TB) *store.DB {
-	return openStore(t, filepath.Join(t.TempDir(), "paddock.db"))
+	return openStore(t, testDatabase(t))
 }
 
 func configMap(ns, name string, data map[string]string) *resource.ConfigMap {
@@ -387,8 +396,8 @@ func namesOf(objs []resource.Object) string {
 }
 
 func TestDataSurvivesReopen(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "paddock.db")
-	s, err := store.Open(context.Background(), store.Config{Dialector: store.SQLite(path)})
+	address := testDatabase(t)
+	s, err := store.Open(context.Background(), config(t, address))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,7 +405,7 @@ func TestDataSurvivesReopen(t *testing.T) {
 	rev := s.Revision()
 	s.Close()
 
-	s = openStore(t, path)
+	s = openStore(t, address)
 	if s.Revision() != rev {
 		t.Fatalf("revision after reopen %d, want %d", s.Revision(), rev)
 	}
@@ -479,8 +488,9 @@ func TestWatchReplaysFromRevision(t *testing.T) {
 }
 
 func TestWatchTooOldIsGone(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "paddock.db")
-	s, err := store.Open(context.Background(), store.Config{Dialector: store.SQLite(path), EventRetention: 10})
+	cfg := config(t, testDatabase(t))
+	cfg.EventRetention = 10
+	s, err := store.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,8 +516,7 @@ func TestWatchTooOldIsGone(t *testing.T) {
 }
 
 func TestWatchEndsWhenStoreCloses(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "paddock.db")
-	s, err := store.Open(context.Background(), store.Config{Dialector: store.SQLite(path)})
+	s, err := store.Open(context.Background(), config(t, testDatabase(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -535,7 +544,9 @@ func TestAdmissionSeesOtherObjects(t *testing.T) {
 		}
 		return err
 	}
-	s, err := store.Open(ctx, store.Config{Dialector: store.SQLite(filepath.Join(t.TempDir(), "db")), Admit: admit})
+	cfg := config(t, testDatabase(t))
+	cfg.Admit = admit
+	s, err := store.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
