@@ -54,11 +54,19 @@ instance's SQLite file: another file path, or postgres://USER:PASSWORD@HOST/DB
 for PostgreSQL. One daemon only may use a database.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			log, err := c.Logger()
+			p, err := c.Paths()
 			if err != nil {
 				return err
 			}
-			p, err := c.Paths()
+			if service.OwnLog() {
+				f, err := openServiceLog(p)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				c.stderr = f
+			}
+			log, err := c.Logger()
 			if err != nil {
 				return err
 			}
@@ -236,4 +244,13 @@ func pidNote(pidFile string) string {
 		return ""
 	}
 	return " (pid " + strings.TrimSpace(string(data)) + ")"
+}
+
+// openServiceLog opens the log a daemon under a service manager that keeps
+// no output writes itself (the file 'paddock service logs' reads).
+func openServiceLog(p instance.Paths) (*os.File, error) {
+	if err := os.MkdirAll(p.LogDir, 0o755); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(logFile(p.Map()), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 }

@@ -22,3 +22,8 @@ func Run(instance string, daemon Daemon) error {
 	}()
 	return daemon(ctx)
 }
+
+// OwnLog reports whether the daemon must write its log to a file itself;
+// on Unix the service manager keeps its output (the journal, or the file
+// the launchd job names).
+func OwnLog() bool { return false }

@@ -66,3 +66,7 @@ func (p *scmProgram) Stop(kservice.Service) error {
 	p.err = <-p.done
 	return nil
 }
+
+// OwnLog reports whether the daemon must write its log to a file itself:
+// under the service manager, which keeps no service's output.
+func OwnLog() bool { return !kservice.Interactive() }
