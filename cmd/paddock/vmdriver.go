@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
 
-	"paddock.dev/paddock/core/atomicfile"
 	"paddock.dev/paddock/core/instance"
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/core/vm"
@@ -77,23 +75,8 @@ func (l limaDriver) StopAll(ctx context.Context, names []string, grace time.Dura
 
 func (l limaDriver) Delete(ctx context.Context, name string) error { return l.d.Delete(ctx, name) }
 
-// Reconfigure replaces a stopped instance's lima.yaml, after Lima accepted
-// the new template.
-func (l limaDriver) Reconfigure(_ context.Context, name string, template []byte) error {
-	inst, err := l.d.Inspect(name)
-	if err != nil {
-		return err
-	}
-	if !inst.Exists {
-		return fmt.Errorf("%w: %s", lima.ErrNotFound, name)
-	}
-	if inst.HostAgentAlive {
-		return fmt.Errorf("instance %s runs; stop it before changing its template", name)
-	}
-	if err := l.d.Validate(template); err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(filepath.Join(inst.Dir, "lima.yaml"), template, 0o644)
+func (l limaDriver) Reconfigure(ctx context.Context, name string, template []byte) error {
+	return l.d.Reconfigure(ctx, name, template)
 }
 
 func (l limaDriver) Inspect(name string) (vm.Instance, error) {

@@ -19,6 +19,8 @@
 //     *StartError carrying the last errors the host agent logged.
 //   - Stop interrupts the host agent, waits a grace period, then kills what
 //     is left; StopAll stops several in parallel.
+//   - Reconfigure replaces a stopped instance's template, as limactl edit
+//     does.
 //   - Inspect tells whether an instance exists and runs, from the host
 //     agent's and the VM's processes, not from a status file; List and
 //     LiveHostAgents find instances and host agents that outlived a daemon.

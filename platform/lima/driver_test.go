@@ -136,3 +136,38 @@ func TestStartOfAMissingInstance(t *testing.T) {
 		t.Errorf("Start = %v, want ErrNotFound", err)
 	}
 }
+
+// A stopped instance takes a new template once Lima accepted it; a bad one
+// leaves the old in place.
+func TestReconfigureAStoppedInstance(t *testing.T) {
+	d := newDriver(t)
+	ctx := context.Background()
+	const name = "reconf"
+	if err := d.Create(ctx, name, fakeImageTemplate(t)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := d.Delete(ctx, name); err != nil {
+			t.Error(err)
+		}
+	})
+	inst, err := d.Inspect(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(inst.Dir, "lima.yaml")
+	var ve *lima.ValidationError
+	if err := d.Reconfigure(ctx, name, []byte("cpus: many\n")); !errors.As(err, &ve) {
+		t.Fatalf("a bad template: %v, want a *ValidationError", err)
+	}
+	updated := append(fakeImageTemplate(t), []byte("cpus: 3\n")...)
+	if err := d.Reconfigure(ctx, name, updated); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(path); err != nil || string(got) != string(updated) {
+		t.Fatalf("lima.yaml after Reconfigure: %q, %v", got, err)
+	}
+	if err := d.Reconfigure(ctx, "missing", updated); !errors.Is(err, lima.ErrNotFound) {
+		t.Fatalf("a missing instance: %v, want ErrNotFound", err)
+	}
+}
