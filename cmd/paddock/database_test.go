@@ -1,16 +1,13 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 
-	"gorm.io/driver/postgres"
-	"gorm.io/gorm"
-	"gorm.io/gorm/logger"
+	"paddock.dev/paddock/core/store/storetest"
 )
 
 // The daemon keeps its objects where --database says, and finds them there
@@ -19,7 +16,7 @@ import (
 func TestDaemonDatabaseIsAConfiguration(t *testing.T) {
 	databases := map[string]string{"sqlite": "sqlite:" + filepath.Join(t.TempDir(), "elsewhere.db")}
 	if dsn := os.Getenv("PADDOCK_TEST_POSTGRES"); dsn != "" {
-		databases["postgres"] = postgresSchema(t, dsn)
+		databases["postgres"] = storetest.PostgresSchema(t, dsn)
 	} else if os.Getenv("PADDOCK_E2E") == "1" {
 		t.Fatal("PADDOCK_E2E=1 needs PADDOCK_TEST_POSTGRES, a PostgreSQL database to test the daemon on")
 	} else {
@@ -47,28 +44,4 @@ func TestDaemonDatabaseIsAConfiguration(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "unsupported database") {
 		t.Fatalf("unknown database: exit %d %q", code, errOut)
 	}
-}
-
-// postgresSchema makes a schema of its own for a test in the database dsn
-// names, dropped when the test ends, and returns an address that uses it.
-func postgresSchema(t *testing.T, dsn string) string {
-	admin, err := gorm.Open(postgres.Open(dsn), &gorm.Config{Logger: logger.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema := fmt.Sprintf("daemon%d", os.Getpid())
-	if err := admin.Exec("CREATE SCHEMA " + schema).Error; err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		admin.Exec("DROP SCHEMA " + schema + " CASCADE")
-		if db, err := admin.DB(); err == nil {
-			db.Close()
-		}
-	})
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
-	return dsn + sep + "search_path=" + schema
 }

@@ -10,9 +10,10 @@ import (
 
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/core/store"
+	"paddock.dev/paddock/core/store/storetest"
 )
 
-// openStore opens the store at a database address from testDatabase.
+// openStore opens the store at a database address from storetest.Database.
 func openStore(t testing.TB, address string) *store.DB {
 	t.Helper()
 	s, err := store.Open(context.Background(), config(t, address))
@@ -33,7 +34,7 @@ func config(t testing.TB, address string) store.Config {
 }
 
 func newStore(t testing.TB) *store.DB {
-	return openStore(t, testDatabase(t))
+	return openStore(t, storetest.Database(t))
 }
 
 func configMap(ns, name string, data map[string]string) *resource.ConfigMap {
@@ -396,7 +397,7 @@ func namesOf(objs []resource.Object) string {
 }
 
 func TestDataSurvivesReopen(t *testing.T) {
-	address := testDatabase(t)
+	address := storetest.Database(t)
 	s, err := store.Open(context.Background(), config(t, address))
 	if err != nil {
 		t.Fatal(err)
@@ -488,7 +489,7 @@ func TestWatchReplaysFromRevision(t *testing.T) {
 }
 
 func TestWatchTooOldIsGone(t *testing.T) {
-	cfg := config(t, testDatabase(t))
+	cfg := config(t, storetest.Database(t))
 	cfg.EventRetention = 10
 	s, err := store.Open(context.Background(), cfg)
 	if err != nil {
@@ -516,7 +517,7 @@ func TestWatchTooOldIsGone(t *testing.T) {
 }
 
 func TestWatchEndsWhenStoreCloses(t *testing.T) {
-	s, err := store.Open(context.Background(), config(t, testDatabase(t)))
+	s, err := store.Open(context.Background(), config(t, storetest.Database(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -544,7 +545,7 @@ func TestAdmissionSeesOtherObjects(t *testing.T) {
 		}
 		return err
 	}
-	cfg := config(t, testDatabase(t))
+	cfg := config(t, storetest.Database(t))
 	cfg.Admit = admit
 	s, err := store.Open(ctx, cfg)
 	if err != nil {

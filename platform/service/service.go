@@ -147,3 +147,19 @@ func (s *Service) writeDefinition(text string) (Result, []byte, error) {
 	}
 	return res, old, nil
 }
+
+// stopInstalled is the start of every Uninstall: the service must be
+// installed, and it is stopped first if it runs.
+func (s *Service) stopInstalled() error {
+	st, err := s.Status()
+	if err != nil {
+		return err
+	}
+	if !st.Installed() {
+		return s.notInstalled()
+	}
+	if st.Active() {
+		return s.Stop()
+	}
+	return nil
+}

@@ -72,17 +72,8 @@ func (s *Service) Install() (Result, error) {
 
 // Uninstall unloads the job if it is loaded and removes the plist.
 func (s *Service) Uninstall() error {
-	st, err := s.Status()
-	if err != nil {
+	if err := s.stopInstalled(); err != nil {
 		return err
-	}
-	if !st.Installed() {
-		return s.notInstalled()
-	}
-	if st.Active() {
-		if err := s.Stop(); err != nil {
-			return err
-		}
 	}
 	if err := s.k.Uninstall(); err != nil {
 		return fmt.Errorf("uninstall %s: %w", s.name, err)

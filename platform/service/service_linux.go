@@ -130,17 +130,8 @@ func (s *Service) enable() error {
 // Uninstall stops the service if it runs, disables it and removes the unit
 // Install wrote.
 func (s *Service) Uninstall() error {
-	st, err := s.Status()
-	if err != nil {
+	if err := s.stopInstalled(); err != nil {
 		return err
-	}
-	if !st.Installed() {
-		return s.notInstalled()
-	}
-	if st.Active() {
-		if err := s.Stop(); err != nil {
-			return err
-		}
 	}
 	if _, err := s.systemctl("disable", s.unit()); err != nil {
 		return err

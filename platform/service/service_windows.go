@@ -132,17 +132,8 @@ func (s *Service) update(account string) error {
 
 // Uninstall stops the service if it runs and deletes it.
 func (s *Service) Uninstall() error {
-	st, err := s.Status()
-	if err != nil {
+	if err := s.stopInstalled(); err != nil {
 		return err
-	}
-	if !st.Installed() {
-		return s.notInstalled()
-	}
-	if st.Active() {
-		if err := s.Stop(); err != nil {
-			return err
-		}
 	}
 	if err := s.k.Uninstall(); err != nil {
 		return fmt.Errorf("uninstall %s: %w", s.name, err)
