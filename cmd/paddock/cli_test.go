@@ -42,6 +42,7 @@ func stopStartedDaemon(e *env) {
 
 func TestCLIStartsTheDaemonAndManagesObjects(t *testing.T) {
 	e := newEnv(t, "default")
+	e.autostart = true
 	t.Cleanup(func() { stopStartedDaemon(e) })
 
 	// No daemon runs: the first command starts one in the background.
@@ -102,7 +103,7 @@ func TestCLIStartsTheDaemonAndManagesObjects(t *testing.T) {
 
 func TestCLIWithoutAutostartSaysHowToStart(t *testing.T) {
 	e := newEnv(t, "default")
-	_, errOut, code := e.runEnv([]string{"PADDOCK_NO_AUTOSTART=1"}, "get", "vms")
+	_, errOut, code := e.run("", "get", "vms")
 	if code != 1 || !strings.Contains(errOut, "paddock serve") {
 		t.Fatalf("exit %d %q", code, errOut)
 	}

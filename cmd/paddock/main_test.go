@@ -38,10 +38,13 @@ func TestMain(m *testing.M) {
 }
 
 // env is a private HOME for one test, short enough for socket paths.
+// Commands start no daemon there unless autostart is set: a command run
+// after the test's daemon stopped would otherwise leave one behind.
 type env struct {
-	t        testing.TB
-	home     string
-	instance string
+	t         testing.TB
+	home      string
+	instance  string
+	autostart bool
 }
 
 func newEnv(t testing.TB, instance string) *env {
@@ -61,25 +64,18 @@ func (e *env) environ() []string {
 			out = append(out, kv)
 		}
 	}
-	return append(out, "HOME="+e.home, "PADDOCK_INSTANCE="+e.instance)
+	out = append(out, "HOME="+e.home, "PADDOCK_INSTANCE="+e.instance)
+	if !e.autostart {
+		out = append(out, "PADDOCK_NO_AUTOSTART=1")
+	}
+	return out
 }
 
 // run runs paddock and returns its stdout, stderr and exit code.
 func (e *env) run(stdin string, args ...string) (string, string, int) {
 	e.t.Helper()
-	return e.runWith(stdin, nil, args...)
-}
-
-// runEnv is run with extra environment variables.
-func (e *env) runEnv(extra []string, args ...string) (string, string, int) {
-	e.t.Helper()
-	return e.runWith("", extra, args...)
-}
-
-func (e *env) runWith(stdin string, extra []string, args ...string) (string, string, int) {
-	e.t.Helper()
 	cmd := exec.Command(paddockBin, args...)
-	cmd.Env = append(e.environ(), extra...)
+	cmd.Env = e.environ()
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -121,7 +121,7 @@ func TestVMLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := e.serve()
-	t.Cleanup(func() { e.run("", "vm", "delete", "dev", "bad", "--timeout=2m") })
+	t.Cleanup(func() { deleteVMs(e, "dev") })
 
 	// Create and start: Created, then Running with the first count.
 	e.mustRun("vm", "create", "dev", "--template", file, "--start", "--timeout=10m")
@@ -225,7 +225,7 @@ func TestVMUnbootableTemplateSaysWhy(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.serve()
-	t.Cleanup(func() { e.run("", "vm", "delete", "bad", "--timeout=2m") })
+	t.Cleanup(func() { deleteVMs(e, "bad") })
 	_, errOut, code := e.run("", "vm", "create", "bad", "--template", file, "--start", "--timeout=5m")
 	if code != 1 || !strings.Contains(errOut, "StartFailed") {
 		t.Fatalf("unbootable VM: exit %d, %q", code, errOut)
@@ -244,4 +244,12 @@ func condTrue(v *resource.VM, t string) bool {
 		}
 	}
 	return false
+}
+
+// deleteVMs removes what a failed test left: it runs after the test's
+// daemons stopped, so it starts one for the deletion and stops it after.
+func deleteVMs(e *env, names ...string) {
+	e.autostart = true
+	e.run("", append([]string{"vm", "delete", "--timeout=2m"}, names...)...)
+	stopStartedDaemon(e)
 }
