@@ -102,3 +102,17 @@ data:
 		t.Fatal("the copy outlived its VM")
 	}
 }
+
+// A VM keeps its template copy when the ConfigMap it was made from goes.
+func TestVMKeepsItsCopyWhenTheSourceIsDeleted(t *testing.T) {
+	e := newEnv(t, "default")
+	e.serve()
+	applyTemplateCM(e, "debian")
+	e.mustRun("vm", "create", "dev", "--template", "debian", "--timeout=1m")
+	e.mustRun("delete", "configmap", "debian")
+	// A spec change makes the controller look at the VM again.
+	e.mustRun("patch", "vm", "dev", "-p", `{"spec":{"running":true}}`)
+	e.mustRun("wait", "vm/dev", "--for=condition=Created", "--reason=Created", "--timeout=30s")
+	e.mustRun("get", "configmap", resource.TemplateName("dev"))
+	e.mustRun("vm", "delete", "dev", "--timeout=1m")
+}

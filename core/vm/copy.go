@@ -16,7 +16,7 @@ func templateKey(vm *resource.VM) resource.Key {
 // anew, when the VM's template or params changed since) from the template
 // the VM names, merged with its params. A copy that an earlier VM of the
 // same name left behind is taken over; one that is being deleted is let go
-// first.
+// first. A VM whose source template is gone keeps its copy.
 func (c *Controller) ensureTemplate(ctx context.Context, vm *resource.VM) (*resource.ConfigMap, error) {
 	key := templateKey(vm)
 	var cur *resource.ConfigMap
@@ -35,6 +35,10 @@ func (c *Controller) ensureTemplate(ctx context.Context, vm *resource.VM) (*reso
 	}
 	src, err := sourceTemplate(ctx, c.store, vm)
 	if err != nil {
+		// The VM has its own copy: a source deleted since does not undo it.
+		if cur != nil && ownedBy(cur, vm) && resource.ReasonOf(err) == resource.ReasonInvalid {
+			return cur, nil
+		}
 		return nil, err
 	}
 	source := sourceOf(vm, src)
