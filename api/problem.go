@@ -30,7 +30,7 @@ func init() {
 	// Errors huma raises itself (validation, body limits, content types)
 	// take the same shape as ours, with a reason and a full sentence.
 	huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
-		p := newProblem(reasonForStatus(status), msg)
+		p := newProblem(resource.ReasonForStatus(status), msg)
 		var parts []string
 		for _, err := range errs {
 			if err == nil {
@@ -73,32 +73,6 @@ func toProblem(err error) error {
 		p.Errors = append(p.Errors, wire.ProblemField{Message: f.Message, Location: "body." + f.Field})
 	}
 	return p
-}
-
-func reasonForStatus(status int) resource.Reason {
-	switch status {
-	case http.StatusNotFound:
-		return resource.ReasonNotFound
-	case http.StatusConflict:
-		return resource.ReasonConflict
-	case http.StatusUnprocessableEntity:
-		return resource.ReasonInvalid
-	case http.StatusForbidden:
-		return resource.ReasonForbidden
-	case http.StatusGone:
-		return resource.ReasonGone
-	case http.StatusGatewayTimeout:
-		return resource.ReasonTimeout
-	case http.StatusBadRequest:
-		return resource.ReasonBadRequest
-	case http.StatusUnauthorized:
-		return resource.ReasonUnauthorized
-	case http.StatusUnsupportedMediaType:
-		return resource.ReasonUnsupported
-	case http.StatusRequestEntityTooLarge:
-		return resource.ReasonTooLarge
-	}
-	return resource.ReasonInternal
 }
 
 // scalar returns v when it is a single value worth echoing back, and nil

@@ -254,18 +254,7 @@ func problemOf(resp *http.Response) error {
 	if msg == "" {
 		msg = resp.Status
 	}
-	return &resource.Error{Reason: reasonOfStatus(resp.StatusCode), Message: msg}
-}
-
-func reasonOfStatus(code int) resource.Reason {
-	for _, r := range []resource.Reason{resource.ReasonNotFound, resource.ReasonConflict, resource.ReasonInvalid,
-		resource.ReasonForbidden, resource.ReasonGone, resource.ReasonTimeout, resource.ReasonBadRequest,
-		resource.ReasonUnauthorized, resource.ReasonUnsupported, resource.ReasonTooLarge} {
-		if r.HTTPStatus() == code {
-			return r
-		}
-	}
-	return resource.ReasonInternal
+	return &resource.Error{Reason: resource.ReasonForStatus(resp.StatusCode), Message: msg}
 }
 
 // VMAction asks a VM to start, stop, restart or reset. With wait, the

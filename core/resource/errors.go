@@ -52,6 +52,35 @@ func (r Reason) HTTPStatus() int {
 	return 500
 }
 
+// ReasonForStatus is the reason an HTTP status carries, the inverse of
+// HTTPStatus: 409 is Conflict, and any status without a reason of its own
+// is InternalError.
+func ReasonForStatus(status int) Reason {
+	switch status {
+	case 404:
+		return ReasonNotFound
+	case 409:
+		return ReasonConflict
+	case 422:
+		return ReasonInvalid
+	case 403:
+		return ReasonForbidden
+	case 410:
+		return ReasonGone
+	case 504:
+		return ReasonTimeout
+	case 400:
+		return ReasonBadRequest
+	case 401:
+		return ReasonUnauthorized
+	case 415:
+		return ReasonUnsupported
+	case 413:
+		return ReasonTooLarge
+	}
+	return ReasonInternal
+}
+
 // FieldError names one invalid field, by its JSON path (spec.cpus).
 type FieldError struct {
 	Field   string `json:"field"`

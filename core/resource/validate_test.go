@@ -74,3 +74,15 @@ func TestLookupKind(t *testing.T) {
 		t.Error("unknown kind accepted")
 	}
 }
+
+func TestReasonForStatusInvertsHTTPStatus(t *testing.T) {
+	for _, r := range []Reason{ReasonNotFound, ReasonConflict, ReasonInvalid, ReasonForbidden, ReasonGone,
+		ReasonTimeout, ReasonBadRequest, ReasonUnauthorized, ReasonUnsupported, ReasonTooLarge, ReasonInternal} {
+		if got := ReasonForStatus(r.HTTPStatus()); got != r {
+			t.Errorf("ReasonForStatus(%d) = %s, want %s", r.HTTPStatus(), got, r)
+		}
+	}
+	if got := ReasonForStatus(418); got != ReasonInternal {
+		t.Errorf("an unknown status gives %s", got)
+	}
+}
