@@ -4,7 +4,7 @@
 # data read by a shell script instead of cloud-init.
 #
 # The image is cached by content: the hash of this script, the files under
-# rootfs/ and the apt source names a directory under
+# rootfs/ and initramfs/ and the apt source names a directory under
 # ${XDG_CACHE_HOME:-$HOME/.cache}/paddock/images/, built once per machine.
 # The directory is built under a temporary name and renamed into place, so it
 # appears whole or not at all. Prints the image directory on stdout; progress
@@ -17,9 +17,9 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 suite=bookworm
 packages="systemd-sysv udev dbus libpam-systemd kmod openssh-server sudo
-linux-image-amd64 initramfs-tools iproute2 iptables netbase procps e2fsprogs
+linux-image-amd64 initramfs-tools busybox-static iproute2 iptables netbase procps e2fsprogs
 ca-certificates"
-host_packages="debootstrap qemu-utils qemu-system-x86 e2fsprogs"
+host_packages="debootstrap qemu-utils qemu-system-x86 e2fsprogs cpio"
 
 log() { echo "guestimage: $*" >&2; }
 
@@ -38,7 +38,7 @@ mirror=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2
 
 hash=$( (
 	cat "$0"
-	cd "$here/rootfs" && find . -type f | LC_ALL=C sort | while read -r f; do
+	cd "$here" && find rootfs initramfs -type f | LC_ALL=C sort | while read -r f; do
 		echo "$f"; stat -c %a "$f"; cat "$f"
 	done
 	echo "$suite $mirror"
@@ -87,29 +87,47 @@ t0=$(date +%s)
 debootstrap --variant=minbase "$suite" "$root" "$mirror" >&2
 t1=$(date +%s); log "TIMING debootstrap $((t1 - t0))s"
 
+# Paddock's files: the cidata reader and its units, network, ssh and module
+# settings. They go in before the packages so that the initramfs, built as
+# the kernel is installed, takes the module blacklist along.
+cp -R --preserve=mode "$here/rootfs/." "$root/"
 mount -t proc proc "$root/proc"
 mount -t sysfs sys "$root/sys"
 mount --bind /dev "$root/dev"
 printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 chmod +x "$root/usr/sbin/policy-rc.d"
-# Only the modules needed to find and mount the root disk, and the cidata
-# CD-ROM that lima-init reads first, go into the initramfs: a small initrd
-# unpacks faster under emulation.
+# The kernel package brings initramfs-tools, whose initrd the image does not
+# use (see initramfs/): keep it small, to build quickly.
 mkdir -p "$root/etc/initramfs-tools/conf.d"
 echo MODULES=list >"$root/etc/initramfs-tools/conf.d/paddock.conf"
-printf '%s\n' virtio_pci virtio_blk virtio_scsi sd_mod sr_mod isofs ext4 >>"$root/etc/initramfs-tools/modules"
 chroot "$root" apt-get update -qq >&2
 # shellcheck disable=SC2086
 DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y -qq --no-install-recommends $packages >&2
 rm -f "$root/usr/sbin/policy-rc.d"
 t2=$(date +%s); log "TIMING apt-install $((t2 - t1))s"
 
-# Paddock's files: the cidata reader and its units, network and ssh settings.
-cp -R --preserve=mode "$here/rootfs/." "$root/"
 echo lima >"$root/etc/hostname"
 echo 'LABEL=lima-root / ext4 defaults,discard 0 1' >"$root/etc/fstab"
 rm -f "$root"/etc/ssh/ssh_host_*
-chroot "$root" systemctl enable lima-init.service lima-guestagent-early.service lima-boot.service lima-growfs.service >&2
+chroot "$root" systemctl enable lima-init.service lima-guestagent-early.service \
+	lima-guestagent.service lima-boot.service lima-growfs.service >&2
+# Lima's boot/20-rootless-base.sh appends this block to the user's shell
+# start-up files where it is missing, which takes seconds under emulation
+# on the first boot: the skeleton that lima-init's useradd copies has it.
+for f in .profile .bashrc .zshrc; do
+	printf '%s\n' '# Lima BEGIN' '# Make sure iptables and mount.fuse3 are available' \
+		'PATH="$PATH:/usr/sbin:/sbin"' 'export PATH' '# Lima END' >>"$root/etc/skel/$f"
+done
+# Generators run at boot and at every reload of systemd (Lima's boot scripts
+# reload it three times), each a program start under emulation. Only those
+# for /etc/fstab and /etc/rc.local stay: nothing here uses encrypted or
+# verity disks, hibernation, offline updates, SysV init scripts (every
+# package in the image has a systemd unit) or gettys.
+mkdir -p "$root/etc/systemd/system-generators"
+for g in cryptsetup debug getty gpt-auto hibernate-resume integritysetup run \
+	system-update sysv veritysetup; do
+	ln -s /dev/null "$root/etc/systemd/system-generators/systemd-$g-generator"
+done
 # Units that only cost boot time in a VM that Lima drives over SSH: timers
 # for long-lived machines, consoles, kernel debug file systems, and checks
 # of a root file system that the image and lima-init already took care of.
@@ -120,12 +138,25 @@ chroot "$root" systemctl mask systemd-networkd-wait-online.service \
 	systemd-pstore.service getty@tty1.service serial-getty@ttyS0.service \
 	sys-kernel-debug.mount sys-kernel-tracing.mount dev-hugepages.mount \
 	modprobe@drm.service modprobe@efi_pstore.service >&2
+# The initramfs (initramfs/init): busybox, and the modules of the root disk
+# and of the cidata CD-ROM in dependency order.
+kver=$(basename "$(echo "$root"/lib/modules/*)")
+initfs="$tmp/initramfs"
+mkdir -p "$initfs/bin" "$initfs/dev" "$initfs/proc" "$initfs/root" "$initfs/lib/modules"
+cp "$root/bin/busybox" "$initfs/bin/busybox"
+cp "$here/initramfs/init" "$initfs/init"
+chroot "$root" modprobe --show-depends --set-version "$kver" -a virtio_pci virtio_blk ext4 virtio_scsi sr_mod isofs |
+	awk '$1 == "insmod" && !seen[$2]++ { print $2 }' | while read -r ko; do
+	cp "$root$ko" "$initfs/lib/modules/"
+	basename "$ko" >>"$initfs/lib/modules/order"
+done
+(cd "$initfs" && find . | LC_ALL=C sort | cpio --quiet -o -H newc) >"$tmp/initrd.img"
+rm -rf "$initfs"
 chroot "$root" apt-get clean
 for m in proc sys dev; do umount "$root/$m"; done
 rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/var/log/*.log
 : >"$root/etc/machine-id" # systemd generates one on first boot
 cp -L "$root/vmlinuz" "$tmp/vmlinuz"
-cp -L "$root/initrd.img" "$tmp/initrd.img"
 t3=$(date +%s); log "TIMING configure $((t3 - t2))s"
 
 # No partition table and no boot loader: the file system is the whole disk.
@@ -143,7 +174,7 @@ images:
   arch: x86_64
   kernel:
     location: $out/vmlinuz
-    cmdline: "root=LABEL=lima-root rw console=ttyS0 net.ifnames=0 quiet mitigations=off"
+    cmdline: "root=LABEL=lima-root rw console=ttyS0 net.ifnames=0 quiet mitigations=off cryptomgr.notests"
   initrd:
     location: $out/initrd.img
 cpuType:
