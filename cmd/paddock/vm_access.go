@@ -35,10 +35,16 @@ func newVMShellCmd(c *cli) *cobra.Command {
 		Use:   "shell NAME [COMMAND [ARG...]]",
 		Short: "Open a shell in a running VM, or run a command there",
 		Example: `  paddock vm shell dev
-  paddock vm shell dev uname -a`,
+  paddock vm shell dev uname -a
+  paddock vm shell dev -- ls -l /`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
+			// Flags end at NAME; a "--" after it only marks where the
+			// command begins, as in kubectl exec.
+			if len(args) > 1 && args[1] == "--" {
+				args = append(args[:1], args[2:]...)
+			}
 			cl, err := c.Client(cmd.Context())
 			if err != nil {
 				return err

@@ -25,7 +25,7 @@ import (
 // run with PADDOCK_E2E=1; then a missing prerequisite fails them.
 
 // vmTemplate returns a Lima template for the test image.
-func vmTemplate(t *testing.T) string {
+func vmTemplate(t testing.TB) string {
 	t.Helper()
 	if os.Getenv("PADDOCK_E2E") != "1" {
 		t.Skip("set PADDOCK_E2E=1 to boot real VMs with QEMU (needs qemu-system-x86, qemu-utils, openssh-client and root for the image build)")
@@ -134,6 +134,11 @@ func TestVMLifecycle(t *testing.T) {
 	}
 	if out := e.mustRun("vm", "shell", "dev", "uname", "-s"); strings.TrimSpace(out) != "Linux" {
 		t.Fatalf("shell ran %q", out)
+	}
+	// "--" marks where the command begins; the guest's shell sees the
+	// arguments as given.
+	if out := e.mustRun("vm", "shell", "dev", "--", "printf", "%s|", "a b", "--"); out != "a b|--|" {
+		t.Fatalf("shell -- ran %q", out)
 	}
 
 	// Restart: the count goes up once.

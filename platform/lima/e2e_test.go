@@ -97,40 +97,65 @@ func TestE2ELifecycle(t *testing.T) {
 	}
 }
 
-// A VM that cannot boot fails its start with the cause in the error.
+// Guests that cannot boot fail their start with the reason: a kernel that
+// QEMU cannot load (QEMU exits), and one that panics (QEMU runs on, and
+// only the console says why).
 func TestE2EUnbootable(t *testing.T) {
 	e := setupE2E(t)
-	d := e.driver
-	ctx := context.Background()
-	const name = "broken"
-
 	notAKernel := filepath.Join(e.tmp, "not-a-kernel")
 	if err := os.WriteFile(notAKernel, []byte("this is not a kernel\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tmpl := strings.Replace(string(e.template(t, "")), filepath.Join(e.imageDir, "vmlinuz"), notAKernel, 1)
-	if err := d.Create(ctx, name, []byte(tmpl)); err != nil {
-		t.Fatal(err)
+	base := string(e.template(t, ""))
+	for _, tc := range []struct {
+		name, template string
+		want           []string
+	}{{
+		name:     "notakernel",
+		template: strings.Replace(base, filepath.Join(e.imageDir, "vmlinuz"), notAKernel, 1),
+		want:     []string{"kernel"},
+	}, {
+		// Without its initramfs the kernel cannot resolve root=LABEL=.
+		name:     "panics",
+		template: strings.Replace(base, `cmdline: "`, `cmdline: "rdinit=/nonexistent `, 1),
+		want:     []string{"kernel panicked", "Unable to mount root fs"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := e.driver
+			ctx := context.Background()
+			if err := d.Create(ctx, tc.name, []byte(tc.template)); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				if err := d.Delete(ctx, tc.name); err != nil {
+					t.Error(err)
+				}
+			})
+			start := time.Now()
+			err := d.Start(ctx, tc.name)
+			if err == nil {
+				wctx, cancel := context.WithTimeout(ctx, bootTimeout)
+				err = d.WaitRunning(wctx, tc.name)
+				cancel()
+			}
+			var se *lima.StartError
+			if !errors.As(err, &se) {
+				t.Fatalf("start of an unbootable VM: %v, want a *lima.StartError", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("start error %q does not say %q", err, w)
+				}
+			}
+			t.Logf("the start failed after %v as it should: %v", time.Since(start).Round(time.Second), err)
+			if err := d.Stop(ctx, tc.name, 0); err != nil {
+				t.Fatal(err)
+			}
+			if inst := inspect(t, d, tc.name); inst.HostAgentAlive || inst.Running {
+				t.Fatalf("after a forced stop: %+v", inst)
+			}
+		})
 	}
-	t.Cleanup(func() {
-		if err := d.Delete(ctx, name); err != nil {
-			t.Error(err)
-		}
-	})
-	err := d.Start(ctx, name)
-	if err == nil {
-		wctx, cancel := context.WithTimeout(ctx, bootTimeout)
-		err = d.WaitRunning(wctx, name)
-		cancel()
-	}
-	var se *lima.StartError
-	if !errors.As(err, &se) {
-		t.Fatalf("start of an unbootable VM: %v, want a *lima.StartError", err)
-	}
-	if !strings.Contains(err.Error(), "kernel") {
-		t.Errorf("start error %q does not name the kernel as the cause", err)
-	}
-	t.Logf("the start failed as it should: %v", err)
 }
 
 func startRunning(t testing.TB, d *lima.Driver, name string) {

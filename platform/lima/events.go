@@ -80,8 +80,9 @@ const livenessPoll = 500 * time.Millisecond
 
 // WaitRunning waits until the instance's host agent reports Running. It
 // returns nil for a clean Running, and a *StartError when the start is
-// degraded, the host agent exits or dies, or the VM process dies; ctx
-// bounds the wait.
+// degraded, the host agent exits or dies, the VM process dies, or the
+// guest's kernel panics (its last console lines say why); ctx bounds the
+// wait.
 func (d *Driver) WaitRunning(ctx context.Context, name string) error {
 	inst, err := d.existing(name)
 	if err != nil {
@@ -115,6 +116,7 @@ func (d *Driver) WaitRunning(ctx context.Context, name string) error {
 		}
 		result <- err
 	}()
+	console := &consoleWatch{path: filepath.Join(inst.Dir, filenames.SerialLog)}
 	tick := time.NewTicker(livenessPoll)
 	defer tick.Stop()
 	for {
@@ -133,6 +135,9 @@ func (d *Driver) WaitRunning(ctx context.Context, name string) error {
 			}
 			if p.driverPID != 0 && !p.driverAlive {
 				return d.startError(name, "the VM process died", nil)
+			}
+			if lines, panicked := console.check(); panicked {
+				return &StartError{Name: name, Reason: "the guest's kernel panicked", Tail: lines}
 			}
 		}
 	}

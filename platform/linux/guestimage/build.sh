@@ -44,7 +44,10 @@ hash=$( (
 	echo "$suite $mirror"
 ) | sha256sum | cut -c1-16)
 out="$cache/$hash"
+# Each use marks the image as used: images unused for a week are removed
+# when another one is built.
 if [ -f "$out/template.yaml" ]; then
+	touch "$out/.used"
 	echo "$out"
 	exit 0
 fi
@@ -72,6 +75,16 @@ for stale in "$cache"/.build-*; do
 	[ -e "$stale" ] || continue
 	for m in proc sys dev; do umount "$stale/rootfs/$m" 2>/dev/null || true; done
 	rm -rf "$stale"
+done
+for old in "$cache"/*/; do
+	old=${old%/}
+	[ -d "$old" ] || continue
+	used="$old/.used"
+	[ -e "$used" ] || used=$old # built before images were marked
+	if [ -n "$(find "$used" -maxdepth 0 -mtime +7)" ]; then
+		log "removing $old, unused for a week"
+		rm -rf "$old"
+	fi
 done
 tmp=$(mktemp -d "$cache/.build-XXXXXX")
 root="$tmp/rootfs"
@@ -115,6 +128,7 @@ chroot "$root" systemctl enable lima-init.service lima-guestagent-early.service 
 # start-up files where it is missing, which takes seconds under emulation
 # on the first boot: the skeleton that lima-init's useradd copies has it.
 for f in .profile .bashrc .zshrc; do
+	# shellcheck disable=SC2016 # $PATH is for the guest's shell
 	printf '%s\n' '# Lima BEGIN' '# Make sure iptables and mount.fuse3 are available' \
 		'PATH="$PATH:/usr/sbin:/sbin"' 'export PATH' '# Lima END' >>"$root/etc/skel/$f"
 done
@@ -184,9 +198,10 @@ firmware:
 containerd: {system: false, user: false}
 YAML
 if [ -n "${SUDO_UID:-}" ]; then
-	chown -R "$SUDO_UID:$SUDO_GID" "$tmp"
+	chown -R "$SUDO_UID:${SUDO_GID:-$SUDO_UID}" "$tmp"
 fi
 chmod 755 "$tmp"
+touch "$tmp/.used"
 mv -T "$tmp" "$out"
 trap - EXIT
 log "TIMING total $((t4 - t0))s"

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lima-vm/lima/pkg/instance"
+	"github.com/lima-vm/lima/pkg/limayaml"
+	"github.com/lima-vm/lima/pkg/store"
+
+	"paddock.dev/paddock/platform/lima"
+)
+
+// Start to Running through Paddock (`paddock vm start`, which asks the API
+// to start the VM and waits for its Running condition: the controller, the
+// driver and the host agent) against Lima's own library start of the same
+// instance (instance.Start, which runs the same host agent and waits for
+// it to report Running), alternately, after a first boot that is not
+// measured. The daemon is stopped while Lima starts and stops the
+// instance, so that no controller acts on it meanwhile.
+//
+//	PADDOCK_E2E=1 go test -run XXX -bench VMStartToRunning ./cmd/paddock
+func BenchmarkVMStartToRunning(b *testing.B) {
+	tmpl := vmTemplate(b)
+	ctx := context.Background()
+	// Lima's start finds the guest agent beside the running program, which
+	// here is this test binary.
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := lima.BuildGuestAgent(ctx, "go", "../..", filepath.Dir(self), limayaml.X8664); err != nil {
+		b.Fatal(err)
+	}
+	e := newEnv(b, "default")
+	file := filepath.Join(e.home, "debian.yaml")
+	if err := os.WriteFile(file, []byte(tmpl), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	d := e.serve()
+	e.mustRun("vm", "create", "bench", "--template", file, "--start", "--timeout=10m")
+	e.mustRun("vm", "stop", "bench")
+	b.Setenv("LIMA_HOME", e.path("lima_home"))
+
+	var viaPaddock, viaLima time.Duration
+	for range b.N {
+		t0 := time.Now()
+		e.mustRun("vm", "start", "bench", "--timeout=10m")
+		viaPaddock += time.Since(t0)
+		e.mustRun("vm", "stop", "bench")
+		d.stop(b, syscall.SIGTERM)
+
+		inst, err := store.Inspect("bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		t0 = time.Now()
+		// Lima ends the host agent with its context: it gets none.
+		if err := instance.Start(context.Background(), inst, paddockBin, false); err != nil {
+			b.Fatal(err)
+		}
+		viaLima += time.Since(t0)
+		if inst, err = store.Inspect("bench"); err != nil {
+			b.Fatal(err)
+		}
+		if err := instance.StopGracefully(ctx, inst, false); err != nil {
+			b.Fatal(err)
+		}
+		d = e.serve()
+	}
+	e.mustRun("vm", "delete", "bench")
+	d.stop(b, syscall.SIGTERM)
+	n := float64(b.N)
+	b.ReportMetric(viaPaddock.Seconds()/n, "s/start-paddock")
+	b.ReportMetric(viaLima.Seconds()/n, "s/start-lima")
+	b.ReportMetric(viaPaddock.Seconds()/viaLima.Seconds(), "paddock/lima")
+}

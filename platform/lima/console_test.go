@@ -1,0 +1,45 @@
+package lima
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestConsoleWatchFindsPanic(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "serial.log")
+	w := &consoleWatch{path: path}
+	if _, panicked := w.check(); panicked {
+		t.Fatal("a missing log panicked")
+	}
+	appendTo := func(s string) {
+		t.Helper()
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString(s); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	appendTo("[    0.000000] Linux version 6.1.0\n[    1.1] booting\ninitramfs: no device LABEL=x\n[    1.607102] Kernel pan")
+	if _, panicked := w.check(); panicked {
+		t.Fatal("a boot without a complete panic line panicked")
+	}
+	appendTo("ic - not syncing: Attempted to kill init! exitcode=0x00000100\n[    1.6] CPU: 0 PID: 1\n")
+	lines, panicked := w.check()
+	want := []string{"Linux version 6.1.0", "booting", "initramfs: no device LABEL=x", "Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000100"}
+	if !panicked || !slices.Equal(lines, want) {
+		t.Fatalf("check = %q, %v; want %q", lines, panicked, want)
+	}
+
+	// QEMU writes the log afresh at the next boot.
+	if err := os.WriteFile(path, []byte("[    0.0] Linux\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if lines, panicked := w.check(); panicked {
+		t.Fatalf("a new boot's log panicked: %q", lines)
+	}
+}
