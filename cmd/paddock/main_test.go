@@ -45,6 +45,14 @@ type env struct {
 	home      string
 	instance  string
 	autostart bool
+	bin       string // the paddock binary; paddockBin if empty
+}
+
+func (e *env) binary() string {
+	if e.bin != "" {
+		return e.bin
+	}
+	return paddockBin
 }
 
 func newEnv(t testing.TB, instance string) *env {
@@ -74,7 +82,7 @@ func (e *env) environ() []string {
 // run runs paddock and returns its stdout, stderr and exit code.
 func (e *env) run(stdin string, args ...string) (string, string, int) {
 	e.t.Helper()
-	cmd := exec.Command(paddockBin, args...)
+	cmd := exec.Command(e.binary(), args...)
 	cmd.Env = e.environ()
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
@@ -114,7 +122,7 @@ type daemon struct {
 // serve starts `paddock serve` in the foreground and waits until it is ready.
 func (e *env) serve(args ...string) *daemon {
 	e.t.Helper()
-	cmd := exec.Command(paddockBin, append([]string{"serve"}, args...)...)
+	cmd := exec.Command(e.binary(), append([]string{"serve"}, args...)...)
 	cmd.Env = e.environ()
 	d := &daemon{cmd: cmd, log: &bytes.Buffer{}, exited: make(chan error, 1)}
 	cmd.Stderr = d.log

@@ -116,3 +116,22 @@ func TestVMKeepsItsCopyWhenTheSourceIsDeleted(t *testing.T) {
 	e.mustRun("get", "configmap", resource.TemplateName("dev"))
 	e.mustRun("vm", "delete", "dev", "--timeout=1m")
 }
+
+// A paddock without Lima's guest agent beside it (a build from source)
+// cannot start a VM, and says how to get the agent.
+func TestVMStartWithoutGuestAgentSaysHow(t *testing.T) {
+	e := newEnv(t, "default")
+	e.bin = filepath.Join(e.home, "bin", "paddock")
+	if err := os.MkdirAll(filepath.Dir(e.bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(paddockBin, e.bin); err != nil {
+		t.Fatal(err)
+	}
+	e.serve()
+	applyTemplateCM(e, "debian")
+	_, errOut, code := e.run("", "vm", "create", "dev", "--template", "debian", "--start", "--timeout=1m")
+	if code != 1 || !strings.Contains(errOut, "guest agent lima-guestagent.Linux-x86_64 is missing") || !strings.Contains(errOut, "build-guestagent") {
+		t.Fatalf("create --start without a guest agent: exit %d: %s", code, errOut)
+	}
+}

@@ -16,7 +16,9 @@
 //   - Start launches `paddock hostagent NAME` (RunHostAgent) in a process
 //     group of its own, so that it outlives the daemon, and returns once it
 //     runs. WaitRunning and Watch follow its events; a failed start is a
-//     *StartError carrying the last errors the host agent logged.
+//     *StartError carrying the last errors the host agent logged, or the
+//     guest's last console lines when its kernel panicked (which Lima
+//     itself would wait out for ten minutes).
 //   - Stop interrupts the host agent, waits a grace period, then kills what
 //     is left; StopAll stops several in parallel.
 //   - Reconfigure replaces a stopped instance's template, as limactl edit
@@ -40,5 +42,6 @@
 // EnsureUserKey creates Lima's SSH user key crash-safely; RouteLogrus sends
 // Lima's logrus output to log/slog. BuildGuestAgent (and the
 // build-guestagent command) builds Lima's guest agent, which Lima finds
-// beside the paddock binary or in ../share/lima from it.
+// beside the paddock binary or in ../share/lima from it; Start says so
+// when it is in neither place.
 package lima

@@ -14,6 +14,7 @@ import (
 	"github.com/lima-vm/lima/pkg/instance"
 	"github.com/lima-vm/lima/pkg/store"
 	"github.com/lima-vm/lima/pkg/store/filenames"
+	"github.com/lima-vm/lima/pkg/usrlocalsharelima"
 
 	"paddock.dev/paddock/platform/linux"
 )
@@ -52,6 +53,9 @@ func (d *Driver) Start(ctx context.Context, name string) error {
 	inst, err := inspectConfig(name)
 	if err != nil {
 		return err
+	}
+	if err := findGuestAgent(inst); err != nil {
+		return fmt.Errorf("instance %s: %w", name, err)
 	}
 	if err := EnsureUserKey(d.LimaHome); err != nil {
 		return err
@@ -170,4 +174,20 @@ func hasRuntimeFiles(dir string) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// findGuestAgent checks that Lima finds the guest agent that the
+// instance's guest needs, before Lima's own error (which suggests a
+// package of Lima's) would say it does not.
+func findGuestAgent(inst *store.Instance) error {
+	if *inst.Config.Plain {
+		return nil
+	}
+	if _, err := usrlocalsharelima.GuestAgentBinary(*inst.Config.OS, *inst.Config.Arch); err != nil {
+		name := "lima-guestagent." + *inst.Config.OS + "-" + *inst.Config.Arch
+		return fmt.Errorf("Lima's guest agent %s is missing: Paddock's packages install it in "+
+			"<prefix>/share/lima beside <prefix>/bin/paddock; for a paddock built from source, "+
+			"build it beside the binary with 'go run ./platform/lima/build-guestagent -o DIR' (%w)", name, err)
+	}
+	return nil
 }
