@@ -9,61 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lima-vm/lima/pkg/instance"
-	"github.com/lima-vm/lima/pkg/store"
-
 	"paddock.dev/paddock/platform/lima"
 )
 
 // stopGrace bounds a graceful stop in the benchmarks.
 const stopGrace = 2 * time.Minute
-
-// Start to Running through the driver, and through Lima's own library
-// start (instance.Start, which runs the same `paddock hostagent` and waits
-// for Running) of the same instance, alternately, after a first boot that
-// is not measured (it creates the user, keys and guest agent). Lima's start passes
-// --debug ahead of the command when its log level is debug, which the
-// paddock command line does not accept: run it at info level or above.
-//
-//	PADDOCK_E2E=1 go test -run '^$' -bench StartToRunning ./platform/lima
-func BenchmarkStartToRunning(b *testing.B) {
-	e := setupE2E(b)
-	d := e.driver
-	ctx := context.Background()
-	const name = "bench"
-	createCommitted(b, d, name, e.template(b, ""))
-	startRunning(b, d, name)
-	if err := d.Stop(ctx, name, stopGrace); err != nil {
-		b.Fatal(err)
-	}
-	var viaDriver, viaLima time.Duration
-	for range b.N {
-		t0 := time.Now()
-		startRunning(b, d, name)
-		viaDriver += time.Since(t0)
-		if err := d.Stop(ctx, name, stopGrace); err != nil {
-			b.Fatal(err)
-		}
-
-		inst, err := store.Inspect(name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		t0 = time.Now()
-		// Lima ends the host agent with its context: it gets none.
-		if err := instance.Start(context.Background(), inst, d.Executable, false); err != nil {
-			b.Fatal(err)
-		}
-		viaLima += time.Since(t0)
-		if err := d.Stop(ctx, name, stopGrace); err != nil {
-			b.Fatal(err)
-		}
-	}
-	n := float64(b.N)
-	b.ReportMetric(viaDriver.Seconds()/n, "s/start-driver")
-	b.ReportMetric(viaLima.Seconds()/n, "s/start-lima")
-	b.ReportMetric(viaDriver.Seconds()/viaLima.Seconds(), "driver/lima")
-}
 
 // A graceful stop of one running VM, and of two in parallel: two/one near
 // 1 says that StopAll stops them side by side. Each VM gets one virtual
