@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // panicMarker starts the line a Linux kernel prints when it panics. A
@@ -22,12 +23,15 @@ const panicContext = 3
 var kernelTime = regexp.MustCompile(`^\[\s*\d+\.\d+\]\s*`)
 
 // consoleWatch follows a guest's serial console log, which QEMU writes
-// afresh at each boot, for a kernel panic.
+// afresh at each boot, for a kernel panic. Until QEMU has started, the log
+// is the previous boot's: a log last written before notBefore (when this
+// boot's host agent started) is not read.
 type consoleWatch struct {
-	path   string
-	offset int64
-	last   []string // the last complete lines read, at most panicContext
-	rest   []byte   // a line not yet complete
+	path      string
+	notBefore time.Time
+	offset    int64
+	last      []string // the last complete lines read, at most panicContext
+	rest      []byte   // a line not yet complete
 }
 
 // check reads what the console got since the last check and returns the
@@ -38,7 +42,11 @@ func (w *consoleWatch) check() (lines []string, panicked bool) {
 		return nil, false // not written yet
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || st.Size() < w.offset {
+	st, err := f.Stat()
+	if err != nil || st.ModTime().Before(w.notBefore) {
+		return nil, false
+	}
+	if st.Size() < w.offset {
 		// A new boot's log: start over.
 		w.offset, w.last, w.rest = 0, nil, nil
 	}

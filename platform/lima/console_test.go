@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestConsoleWatchFindsPanic(t *testing.T) {
@@ -41,5 +42,28 @@ func TestConsoleWatchFindsPanic(t *testing.T) {
 	}
 	if lines, panicked := w.check(); panicked {
 		t.Fatalf("a new boot's log panicked: %q", lines)
+	}
+}
+
+// Until QEMU starts, the log is the previous boot's, which may end in a
+// panic: it is not read.
+func TestConsoleWatchSkipsThePreviousBootsLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "serial.log")
+	if err := os.WriteFile(path, []byte("Kernel panic - not syncing: an earlier boot\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	w := &consoleWatch{path: path, notBefore: time.Now().Add(-time.Second)}
+	if lines, panicked := w.check(); panicked {
+		t.Fatalf("the previous boot's log was read: %q", lines)
+	}
+	if err := os.WriteFile(path, []byte("Kernel panic - not syncing: this boot\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if lines, panicked := w.check(); !panicked || lines[0] != "Kernel panic - not syncing: this boot" {
+		t.Fatalf("this boot's panic: %q, %v", lines, panicked)
 	}
 }

@@ -117,6 +117,9 @@ func (d *Driver) WaitRunning(ctx context.Context, name string) error {
 		result <- err
 	}()
 	console := &consoleWatch{path: filepath.Join(inst.Dir, filenames.SerialLog)}
+	if st, err := os.Stat(filepath.Join(inst.Dir, filenames.HostAgentPID)); err == nil {
+		console.notBefore = st.ModTime()
+	}
 	tick := time.NewTicker(livenessPoll)
 	defer tick.Stop()
 	for {
