@@ -101,8 +101,7 @@ debootstrap --variant=minbase "$suite" "$root" "$mirror" >&2
 t1=$(date +%s); log "TIMING debootstrap $((t1 - t0))s"
 
 # Paddock's files: the cidata reader and its units, network, ssh and module
-# settings. They go in before the packages so that the initramfs, built as
-# the kernel is installed, takes the module blacklist along.
+# settings.
 cp -R --preserve=mode "$here/rootfs/." "$root/"
 mount -t proc proc "$root/proc"
 mount -t sysfs sys "$root/sys"
