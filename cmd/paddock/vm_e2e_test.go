@@ -186,6 +186,16 @@ func TestVMLifecycle(t *testing.T) {
 		t.Fatalf("after a daemon crash: restarts %d (want %d), host agent %d (want %d), %d QEMU processes",
 			v.Status.RestartCount, count, e.hostAgentPID("dev"), agent, e.qemuCount("dev"))
 	}
+	// The adopted host agent, which is not this daemon's child, is
+	// watched too: killed, it is noticed and the VM restarted.
+	syscall.Kill(agent, syscall.SIGKILL)
+	eventually(t, 10*time.Minute, "restart after the adopted host agent was killed", func() bool {
+		v := e.vm("dev")
+		return v.Status.RestartCount == count+1 && condTrue(v, resource.VMRunning)
+	})
+	if pid := e.hostAgentPID("dev"); pid == 0 || pid == agent {
+		t.Fatalf("host agent pid %d after the restart (was %d)", pid, agent)
+	}
 
 	// A graceful daemon stop stops the VM; the next daemon starts it again.
 	if code := d.stop(t, syscall.SIGTERM); code != 0 {

@@ -93,6 +93,10 @@ func (l limaDriver) Inspect(name string) (vm.Instance, error) {
 	}, nil
 }
 
+func (l limaDriver) WaitStopped(ctx context.Context, name string) error {
+	return l.d.WaitStopped(ctx, name)
+}
+
 func (l limaDriver) Running() ([]string, error) {
 	live, err := l.d.LiveHostAgents()
 	if err != nil {

@@ -78,6 +78,7 @@ func (c *Controller) startFailed(name string, gen int64) bool {
 // forget drops everything kept about a VM that is gone.
 func (c *Controller) forget(name string) {
 	c.cancelBoot(name)
+	c.cancelExit(name)
 	c.mu.Lock()
 	delete(c.failed, name)
 	c.mu.Unlock()

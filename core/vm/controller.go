@@ -18,13 +18,8 @@ import (
 	"paddock.dev/paddock/core/store"
 )
 
-const (
-	// livenessInterval is how often a running VM's machine is checked, to
-	// notice a host agent that died without a word.
-	livenessInterval = 5 * time.Second
-	// soon requeues after a step whose effect no watch reports.
-	soon = 10 * time.Millisecond
-)
+// soon requeues after a step whose effect no watch reports.
+const soon = 10 * time.Millisecond
 
 // Options tune the controller.
 type Options struct {
@@ -42,9 +37,10 @@ type Controller struct {
 	ctrl   *controller.Controller
 
 	mu     sync.Mutex
-	boots  map[string]*boot // boots in flight or finished, by VM name
-	failed map[string]int64 // generation whose start failed, by VM name
-	ctx    context.Context  // the controller's run, which boots outlive reconciles in
+	boots  map[string]*boot      // boots in flight or finished, by VM name
+	exits  map[string]*exitWatch // waits for running machines to stop, by VM name
+	failed map[string]int64      // generation whose start failed, by VM name
+	ctx    context.Context       // the controller's run, which boots and waits outlive reconciles in
 }
 
 // boot is a start that is being followed to Running.
@@ -64,7 +60,7 @@ func New(st store.Store, d Driver, opts Options) *Controller {
 		opts.Logger = slog.Default()
 	}
 	c := &Controller{store: st, driver: d, grace: opts.StopGrace, log: opts.Logger.With("controller", "vm"),
-		boots: map[string]*boot{}, failed: map[string]int64{}}
+		boots: map[string]*boot{}, exits: map[string]*exitWatch{}, failed: map[string]int64{}}
 	c.ctrl = controller.New("vm", st, c.reconcile, controller.Options{Workers: 4, Logger: opts.Logger}).
 		Watches(resource.KindVM, controller.Self).
 		Watches(resource.KindConfigMap, controller.ControllerOwner(resource.KindVM))
@@ -85,6 +81,9 @@ func (c *Controller) Shutdown(ctx context.Context, bound time.Duration) error {
 	c.mu.Lock()
 	for _, b := range c.boots {
 		b.cancel()
+	}
+	for _, w := range c.exits {
+		w.cancel()
 	}
 	c.mu.Unlock()
 	names, err := c.driver.Running()
@@ -220,7 +219,8 @@ func (c *Controller) ensureRunning(ctx context.Context, vm *resource.VM, tmpl *r
 		default:
 			c.clearBoot(name, 0)
 			if inst.Running {
-				return controller.Result{RequeueAfter: livenessInterval}, c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
+				c.watchExit(resource.KeyOf(vm))
+				return controller.Result{}, c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
 					st.ObservedTemplateResourceVersion = b.templateRV
 					st.Accelerator = inst.Accel
 					setRunning(st, gen, true, resource.ReasonStarted, "the VM is running")
@@ -265,7 +265,8 @@ func (c *Controller) ensureRunning(ctx context.Context, vm *resource.VM, tmpl *r
 		return controller.Result{RequeueAfter: soon}, c.stopped(ctx, vm, tmpl, drift, restart)
 
 	case inst.Running:
-		return controller.Result{RequeueAfter: livenessInterval}, c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
+		c.watchExit(resource.KeyOf(vm))
+		return controller.Result{}, c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
 			st.Accelerator = inst.Accel
 			setRunning(st, gen, true, resource.ReasonStarted, "the VM is running")
 		})

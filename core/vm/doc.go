@@ -9,6 +9,12 @@
 // True; status.observedTemplateResourceVersion names the copy the VM last
 // started from (or, stopped, was configured with).
 //
+// Boots and running machines are followed beside the reconciles: a boot
+// until it ends (boots.go), a running machine until its processes exit
+// (exits.go), which is how a machine that died is noticed at once, with no
+// periodic check. Either enqueues the VM; only the reconcile writes its
+// status.
+//
 // Admit is the store's admission check for VMs and their template copies:
 // a template Lima rejects never reaches the store.
 package vm

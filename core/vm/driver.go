@@ -37,6 +37,10 @@ type Driver interface {
 	// says why when it fails.
 	Start(ctx context.Context, name string) error
 	WaitRunning(ctx context.Context, name string) error
+	// WaitStopped returns once the running machine stops (its processes
+	// exit, on purpose or not), at once if it does not run, or when ctx
+	// ends.
+	WaitStopped(ctx context.Context, name string) error
 	// Stop interrupts the machine, waits up to grace, then forces it.
 	Stop(ctx context.Context, name string, grace time.Duration) error
 	// StopAll stops several machines in parallel.
