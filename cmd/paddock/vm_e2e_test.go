@@ -101,8 +101,23 @@ func (e *env) qemuCount(name string) int {
 	return n
 }
 
+// killHostAgent kills the VM's host agent, pid, with SIGKILL and waits until
+// the VM runs again, restarted once more than count, with another host
+// agent.
+func (e *env) killHostAgent(name string, pid, count int) {
+	e.t.Helper()
+	syscall.Kill(pid, syscall.SIGKILL)
+	eventually(e.t, 10*time.Minute, "restart after the host agent was killed", func() bool {
+		v := e.vm(name)
+		return v.Status.RestartCount == count+1 && condTrue(v, resource.VMRunning)
+	})
+	if now := e.hostAgentPID(name); now == 0 || now == pid {
+		e.t.Fatalf("host agent pid %d after the restart (was %d)", now, pid)
+	}
+}
+
 // eventually polls cond every half second until it holds or d passes.
-func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !cond() {
@@ -166,14 +181,7 @@ func TestVMLifecycle(t *testing.T) {
 	if oldPID == 0 {
 		t.Fatal("no live host agent")
 	}
-	syscall.Kill(oldPID, syscall.SIGKILL)
-	eventually(t, 10*time.Minute, "restart after the host agent was killed", func() bool {
-		v := e.vm("dev")
-		return v.Status.RestartCount == count+1 && condTrue(v, resource.VMRunning)
-	})
-	if pid := e.hostAgentPID("dev"); pid == 0 || pid == oldPID {
-		t.Fatalf("host agent pid %d after the restart (was %d)", pid, oldPID)
-	}
+	e.killHostAgent("dev", oldPID, count)
 	count++
 
 	// A killed daemon leaves the VM running; the next daemon adopts it.
@@ -188,14 +196,7 @@ func TestVMLifecycle(t *testing.T) {
 	}
 	// The adopted host agent, which is not this daemon's child, is
 	// watched too: killed, it is noticed and the VM restarted.
-	syscall.Kill(agent, syscall.SIGKILL)
-	eventually(t, 10*time.Minute, "restart after the adopted host agent was killed", func() bool {
-		v := e.vm("dev")
-		return v.Status.RestartCount == count+1 && condTrue(v, resource.VMRunning)
-	})
-	if pid := e.hostAgentPID("dev"); pid == 0 || pid == agent {
-		t.Fatalf("host agent pid %d after the restart (was %d)", pid, agent)
-	}
+	e.killHostAgent("dev", agent, count)
 
 	// A graceful daemon stop stops the VM; the next daemon starts it again.
 	if code := d.stop(t, syscall.SIGTERM); code != 0 {
