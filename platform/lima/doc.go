@@ -37,7 +37,7 @@
 // works around Lima v1.2.2 losing the guest agent's socket forward on slow
 // boots, so that a start under TCG ends Running, not degraded. The paddock
 // binary dispatches on its invocation name to these helpers before any
-// command runs (cmd/paddock/argv0_linux.go).
+// command runs (cmd/paddock/cli/argv0_linux.go).
 //
 // EnsureUserKey creates Lima's SSH user key crash-safely; RouteLogrus sends
 // Lima's logrus output to log/slog. BuildGuestAgent (and the

@@ -1,0 +1,280 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/core/store"
+)
+
+// The benchmarks run the real daemon and measure it from outside, as a
+// client on the socket would. Figures: go test -run XXX -bench . ./cmd/paddock/cli
+
+func benchEnv(b *testing.B) *env { return newEnv(b, "default") }
+
+// startServe starts the daemon and returns it once /readyz answers.
+func startServe(b *testing.B, e *env, socket string) (*exec.Cmd, *http.Client) {
+	cmd := exec.Command(paddockBin, "serve")
+	cmd.Env = e.environ()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	c := unixClient(socket)
+	for {
+		resp, err := c.Get("http://paddock/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return cmd, c
+			}
+		}
+		time.Sleep(500 * time.Microsecond)
+	}
+}
+
+func stopServe(cmd *exec.Cmd) {
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+}
+
+func socketOf(b *testing.B, e *env) string { return e.path("socket") }
+
+func BenchmarkDaemonStartToReady(b *testing.B) {
+	e := benchEnv(b)
+	socket := socketOf(b, e)
+	stopServe(func() *exec.Cmd { c, _ := startServe(b, e, socket); return c }()) // create the database once
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cmd, _ := startServe(b, e, socket)
+		b.StopTimer()
+		stopServe(cmd)
+		b.StartTimer()
+	}
+}
+
+// BenchmarkGetLatency times GETs from one client at a time, as a person or
+// a controller issues them; BenchmarkGetOverSocket saturates the daemon.
+func BenchmarkGetLatency(b *testing.B) {
+	e := benchEnv(b)
+	socket := socketOf(b, e)
+	cmd, c := startServe(b, e, socket)
+	defer stopServe(cmd)
+	post(b, c, cmPath, `{"apiVersion":"paddock.dev/v1alpha1","kind":"ConfigMap","metadata":{"name":"demo"},"data":{"k":"v"}}`)
+	latencies := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		resp, err := c.Get(cmPath + "/demo")
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		latencies = append(latencies, time.Since(t0))
+	}
+	b.StopTimer()
+	reportPercentiles(b, latencies)
+}
+
+func reportPercentiles(b *testing.B, latencies []time.Duration) {
+	sort.Slice(latencies, func(i, j int) bool { return latencies[i] < latencies[j] })
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	b.ReportMetric(ms(latencies[len(latencies)/2]), "p50-ms")
+	b.ReportMetric(ms(latencies[len(latencies)*99/100]), "p99-ms")
+}
+
+func BenchmarkGetOverSocket(b *testing.B) {
+	e := benchEnv(b)
+	socket := socketOf(b, e)
+	cmd, c := startServe(b, e, socket)
+	defer stopServe(cmd)
+	post(b, c, cmPath, `{"apiVersion":"paddock.dev/v1alpha1","kind":"ConfigMap","metadata":{"name":"demo"},"data":{"k":"v"}}`)
+
+	var mu sync.Mutex
+	var latencies []time.Duration
+	b.SetParallelism(4)
+	b.ResetTimer()
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		c := unixClient(socket)
+		var local []time.Duration
+		for pb.Next() {
+			t0 := time.Now()
+			resp, err := c.Get(cmPath + "/demo")
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			local = append(local, time.Since(t0))
+		}
+		mu.Lock()
+		latencies = append(latencies, local...)
+		mu.Unlock()
+	})
+	elapsed := time.Since(start)
+	b.StopTimer()
+	b.ReportMetric(float64(len(latencies))/elapsed.Seconds(), "GET/s")
+	reportPercentiles(b, latencies)
+}
+
+func BenchmarkWatchDelivery(b *testing.B) {
+	e := benchEnv(b)
+	socket := socketOf(b, e)
+	cmd, c := startServe(b, e, socket)
+	defer stopServe(cmd)
+	post(b, c, cmPath, `{"apiVersion":"paddock.dev/v1alpha1","kind":"ConfigMap","metadata":{"name":"w"}}`)
+
+	resp, err := unixClient(socket).Get(cmPath + "?watch=true&resourceVersion=1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	events := make(chan time.Time, 16)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "data:") && strings.Contains(sc.Text(), `"MODIFIED"`) {
+				events <- time.Now()
+			}
+		}
+	}()
+	var total, worst time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		req, _ := http.NewRequest("PATCH", cmPath+"/w", strings.NewReader(fmt.Sprintf(`{"data":{"i":"%d"}}`, i)))
+		req.Header.Set("Content-Type", "application/merge-patch+json")
+		t0 := time.Now()
+		r, err := c.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, r.Body)
+		r.Body.Close()
+		// The event may arrive before the write's answer; time it from
+		// the request, an upper bound of the delay after the commit.
+		d := (<-events).Sub(t0)
+		total += d
+		worst = max(worst, d)
+	}
+	b.ReportMetric(float64(total.Microseconds())/float64(b.N)/1000, "ms/write+event")
+	b.ReportMetric(float64(worst.Microseconds())/1000, "max-ms")
+}
+
+func BenchmarkList10000(b *testing.B) {
+	e := benchEnv(b)
+	socket := socketOf(b, e)
+	fill(b, e.path("db"), 10000)
+	cmd, c := startServe(b, e, socket)
+	defer stopServe(cmd)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		resp, err := c.Get("http://paddock/api/v1alpha1/configmaps")
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, _ := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		b.SetBytes(n)
+	}
+}
+
+// fill writes n ConfigMaps into the database at path through the store.
+func fill(b *testing.B, path string, n int) {
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	st, err := store.Open(context.Background(), store.Config{Dialector: store.SQLite(path)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	for i := 0; i < n; i++ {
+		cm := &resource.ConfigMap{
+			TypeMeta: resource.TypeMeta{APIVersion: resource.APIVersion, Kind: "ConfigMap"},
+			Metadata: resource.ObjectMeta{Name: fmt.Sprintf("cm-%05d", i), Labels: map[string]string{"bench": "yes"}},
+			Data:     map[string]string{"key": "value"},
+		}
+		if _, err := st.Create(context.Background(), cm); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkIdle reports the idle daemon's resident memory and how often its
+// threads wake up while nothing happens.
+func BenchmarkIdle(b *testing.B) {
+	e := benchEnv(b)
+	socket := socketOf(b, e)
+	cmd, c := startServe(b, e, socket)
+	defer stopServe(cmd)
+	post(b, c, cmPath, `{"apiVersion":"paddock.dev/v1alpha1","kind":"ConfigMap","metadata":{"name":"idle"}}`)
+	c.CloseIdleConnections()
+	const window = 30 * time.Second
+	for i := 0; i < b.N; i++ {
+		time.Sleep(time.Second) // let start-up work settle
+		before := switches(b, cmd.Process.Pid)
+		time.Sleep(window)
+		after := switches(b, cmd.Process.Pid)
+		b.ReportMetric(float64(after-before)/window.Seconds(), "wakeups/s")
+		b.ReportMetric(float64(rssKiB(b, cmd.Process.Pid))/1024, "RSS-MiB")
+	}
+}
+
+// switches sums the context switches of every thread of pid.
+func switches(b *testing.B, pid int) int {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
+	total := 0
+	for _, t := range tasks {
+		data, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(line, "voluntary_ctxt_switches:") || strings.HasPrefix(line, "nonvoluntary_ctxt_switches:") {
+				n, _ := strconv.Atoi(strings.TrimSpace(line[strings.Index(line, ":")+1:]))
+				total += n
+			}
+		}
+	}
+	return total
+}
+
+func rssKiB(b *testing.B, pid int) int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") {
+			n, _ := strconv.Atoi(strings.Fields(line)[1])
+			return n
+		}
+	}
+	return 0
+}
+
+func post(b *testing.B, c *http.Client, url, body string) {
+	resp, err := c.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		b.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 201 {
+		b.Fatalf("POST %s: %s", url, resp.Status)
+	}
+}

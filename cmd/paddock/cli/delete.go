@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"paddock.dev/paddock/core/resource"
+)
+
+func newDeleteCmd(c *cli) *cobra.Command {
+	var sc scope
+	var wait bool
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "delete KIND NAME... | KIND/NAME...",
+		Short: "Delete objects, waiting until they are gone",
+		Long: `Delete objects. An object with finalizers stays, Terminating, until its
+controllers have cleaned up; by default the command waits for that
+(--wait=false returns at once; --timeout bounds the wait, 0 is forever, and
+exit code 4 says it ran out). An object owned by another is refused, with
+the owner's name.`,
+		Example: `  paddock delete vm dev
+  paddock delete configmap/a configmap/b`,
+		Args:              minArgs(1),
+		ValidArgsFunction: completeKinds,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			targets, err := deleteTargets(args)
+			if err != nil {
+				return err
+			}
+			cl, err := c.Client(cmd.Context())
+			if err != nil {
+				return err
+			}
+			for _, t := range targets {
+				ns := sc.ns(t.kind)
+				obj, err := cl.Delete(cmd.Context(), t.kind, ns, t.name)
+				if err != nil {
+					return err
+				}
+				ref := t.kind.Singular() + "/" + t.name
+				m := obj.GetMeta()
+				if !m.Terminating() {
+					fmt.Fprintf(c.stdout, "%s deleted\n", ref)
+					continue
+				}
+				if !wait {
+					fmt.Fprintf(c.stdout, "%s marked for deletion; waiting for finalizers: %s\n", ref, strings.Join(m.Finalizers, ", "))
+					continue
+				}
+				if err := waitFor(cmd.Context(), cl, t.kind, ns, t.name, gone(), timeout); err != nil {
+					return err
+				}
+				fmt.Fprintf(c.stdout, "%s deleted\n", ref)
+			}
+			return nil
+		},
+	}
+	sc.addFlags(cmd, false)
+	cmd.Flags().BoolVar(&wait, "wait", true, "wait until each object is gone")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "how long to wait for each object; 0 waits forever")
+	return cmd
+}
+
+type target struct {
+	kind *resource.Kind
+	name string
+}
+
+// deleteTargets reads KIND NAME... or KIND/NAME... arguments.
+func deleteTargets(args []string) ([]target, error) {
+	var out []target
+	if !strings.Contains(args[0], "/") {
+		k, err := kindArg(args[0])
+		if err != nil {
+			return nil, err
+		}
+		names := args[1:]
+		if len(names) == 0 && !k.Namespaced {
+			names = []string{resource.AppName}
+		}
+		if len(names) == 0 {
+			return nil, usageError("name the %s objects to delete", k.Singular())
+		}
+		for _, n := range names {
+			out = append(out, target{k, n})
+		}
+		return out, nil
+	}
+	for _, a := range args {
+		k, name, err := kindNameArg([]string{a})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, target{k, name})
+	}
+	return out, nil
+}

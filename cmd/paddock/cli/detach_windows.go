@@ -1,0 +1,14 @@
+package cli
+
+import (
+	"os/exec"
+	"syscall"
+
+	"golang.org/x/sys/windows"
+)
+
+// detach starts cmd without a console of its own and in a new process
+// group, so that it outlives this process and its console's Ctrl+C.
+func detach(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: windows.CREATE_NEW_PROCESS_GROUP | windows.DETACHED_PROCESS}
+}

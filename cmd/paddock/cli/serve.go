@@ -1,0 +1,256 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/spf13/cobra"
+
+	"paddock.dev/paddock/api"
+	"paddock.dev/paddock/core/atomicfile"
+	"paddock.dev/paddock/core/buildinfo"
+	"paddock.dev/paddock/core/instance"
+	"paddock.dev/paddock/core/store"
+	"paddock.dev/paddock/core/vm"
+	"paddock.dev/paddock/platform/service"
+)
+
+// shutdownGrace bounds how long in-flight requests may finish at shutdown.
+const shutdownGrace = 5 * time.Second
+
+// vmStopBound bounds stopping every VM at shutdown, all at once; it stays
+// well inside the service managers' stop timeouts (120 s).
+const vmStopBound = 60 * time.Second
+
+// EnvDatabase names the database the daemon keeps its objects in.
+const EnvDatabase = "PADDOCK_DATABASE"
+
+func newServeCmd(c *cli) *cobra.Command {
+	var listen, database string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the daemon in the foreground",
+		Long: `Run the daemon in the foreground: the store, the controllers and the REST
+API on the instance's Unix socket (mode 0600). SIGINT or SIGTERM (on
+Windows a console control event or the service manager's stop) shut it
+down cleanly. One daemon serves an instance; a second one is refused.
+
+--listen tcp://127.0.0.1:PORT also serves the API on loopback TCP, with a
+bearer token from a 0600 file the daemon creates ('paddock service paths
+token'). A port of 0 takes the instance's own port.
+
+--database (or PADDOCK_DATABASE) keeps the objects elsewhere than the
+instance's SQLite file: another file path, or postgres://USER:PASSWORD@HOST/DB
+for PostgreSQL. One daemon only may use a database.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := c.Paths()
+			if err != nil {
+				return err
+			}
+			if service.OwnLog() {
+				f, err := openServiceLog(p)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				c.stderr = f
+			}
+			log, err := c.Logger()
+			if err != nil {
+				return err
+			}
+			return service.Run(p.Instance, func(ctx context.Context) error {
+				return runDaemon(ctx, daemonConfig{paths: p, listen: listen, database: database, log: log})
+			})
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", "", "also serve on loopback TCP, e.g. tcp://127.0.0.1:0 (needs the bearer token)")
+	cmd.Flags().StringVar(&database, "database", envOr(EnvDatabase, ""), "database: a SQLite file path or postgres://... (default: the instance's db file; env "+EnvDatabase+")")
+	return cmd
+}
+
+type daemonConfig struct {
+	paths    instance.Paths
+	listen   string
+	database string // empty: the instance's SQLite file
+	log      *slog.Logger
+}
+
+// runDaemon serves until ctx is done, then shuts down in order: stop taking
+// requests and end the watches, stop the controllers, stop every VM
+// gracefully and in parallel, close the store, remove the socket and pid
+// file, release the lock.
+func runDaemon(ctx context.Context, cfg daemonConfig) error {
+	start := time.Now()
+	p, log := cfg.paths, cfg.log
+	if err := p.MkdirAll(); err != nil {
+		return err
+	}
+	database := cfg.database
+	if database == "" {
+		database = p.DB
+	}
+	dialector, err := store.Dialector(database)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	var tcpAddr string
+	if cfg.listen != "" {
+		addr, err := api.ParseListen(cfg.listen, p.APIPort)
+		if err != nil {
+			return usageError("%v", err)
+		}
+		tcpAddr = addr
+	}
+
+	lock := flock.New(p.LockFile)
+	locked, err := lock.TryLock()
+	if err != nil {
+		return fmt.Errorf("lock %s: %w", p.LockFile, err)
+	}
+	if !locked {
+		return fmt.Errorf("another paddock daemon%s is already serving instance %q; stop it first (paddock service stop, or kill that pid)",
+			pidNote(p.PIDFile), p.Instance)
+	}
+	defer lock.Unlock()
+	if err := atomicfile.WriteFile(p.PIDFile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		return fmt.Errorf("write pid file: %w", err)
+	}
+	defer os.Remove(p.PIDFile)
+
+	driver, err := newVMDriver(p, log)
+	if err != nil {
+		return err
+	}
+	st, err := store.Open(ctx, store.Config{Dialector: dialector, Admit: vm.Admit(driver), Logger: log})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	vms := vm.New(st, driver, vm.Options{Logger: log})
+	ctrlCtx, stopControllers := context.WithCancel(context.Background())
+	defer stopControllers()
+	var controllers sync.WaitGroup
+	controllers.Go(func() { vms.Run(ctrlCtx) })
+
+	srv := api.New(api.Config{Store: st, Logger: log})
+	handler := srv.Handler()
+	if tcpAddr != "" {
+		token, err := api.EnsureToken(p.Token)
+		if err != nil {
+			return err
+		}
+		handler = routeByListener(handler, api.TCPGuard(token, handler))
+	}
+	listeners, err := listen(p, tcpAddr)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(p.Socket)
+
+	baseCtx, endRequests := context.WithCancel(context.Background())
+	defer endRequests()
+	httpSrv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return baseCtx },
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+	var wg sync.WaitGroup
+	serveErr := make(chan error, len(listeners))
+	for _, l := range listeners {
+		wg.Go(func() {
+			if err := httpSrv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				serveErr <- fmt.Errorf("serve on %s: %w", l.Addr(), err)
+			}
+		})
+	}
+	log.Info("paddock daemon ready", "instance", p.Instance, "socket", p.Socket, "tcp", tcpAddr,
+		"version", buildinfo.Version, "pid", os.Getpid(), "startup", time.Since(start).Round(time.Microsecond))
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down", "cause", context.Cause(ctx))
+	case runErr = <-serveErr:
+		log.Error("API server failed; shutting down", "err", runErr)
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	endRequests() // ends watch streams, which would hold Shutdown open
+	if err := httpSrv.Shutdown(shutdownCtx); err != nil {
+		log.Warn("requests still running at shutdown were cut off", "err", err)
+	}
+	wg.Wait()
+	stopControllers()
+	controllers.Wait()
+	if err := vms.Shutdown(context.Background(), vmStopBound); err != nil {
+		log.Error("stopping VMs failed", "err", err)
+		runErr = errors.Join(runErr, err)
+	}
+	if err := st.Close(); err != nil {
+		log.Error("closing the store failed", "err", err)
+		return err
+	}
+	log.Info("shutdown complete")
+	return runErr
+}
+
+// listen opens the Unix socket and, when asked, the loopback TCP address.
+func listen(p instance.Paths, tcpAddr string) ([]net.Listener, error) {
+	unix, err := api.ListenUnix(p.Socket)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", p.Socket, err)
+	}
+	if tcpAddr == "" {
+		return []net.Listener{unix}, nil
+	}
+	tcp, err := net.Listen("tcp", tcpAddr)
+	if err != nil {
+		unix.Close()
+		return nil, fmt.Errorf("listen on %s: %w", tcpAddr, err)
+	}
+	return []net.Listener{unix, tcp}, nil
+}
+
+// routeByListener sends requests that came over TCP through the guard and
+// those from the Unix socket, which the file mode already protects, direct.
+func routeByListener(unix, tcp http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && addr.Network() == "tcp" {
+			tcp.ServeHTTP(w, r)
+			return
+		}
+		unix.ServeHTTP(w, r)
+	})
+}
+
+// pidNote names the pid in the pid file, for messages.
+func pidNote(pidFile string) string {
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		return ""
+	}
+	return " (pid " + strings.TrimSpace(string(data)) + ")"
+}
+
+// openServiceLog opens the log a daemon under a service manager that keeps
+// no output writes itself (the file 'paddock service logs' reads).
+func openServiceLog(p instance.Paths) (*os.File, error) {
+	if err := os.MkdirAll(p.LogDir, 0o755); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(logFile(p.Map()), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+}

@@ -1,0 +1,216 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"paddock.dev/paddock/platform/service"
+)
+
+// serviceCommands are the subcommands of `paddock service` that install and
+// control the daemon as an OS service.
+func serviceCommands(c *cli) []*cobra.Command {
+	return []*cobra.Command{
+		newServiceInstallCmd(c),
+		newServiceUninstallCmd(c),
+		newServiceStartCmd(c),
+		newServiceStopCmd(c),
+		newServiceRestartCmd(c),
+		newServiceStatusCmd(c),
+		newServiceLogsCmd(c),
+	}
+}
+
+func newServiceInstallCmd(c *cli) *cobra.Command {
+	t := &serviceTarget{c: c}
+	var userName, listen string
+	cmd := &cobra.Command{
+		Use:   "install",
+		Short: "Install the daemon as a service of the OS, started at login or boot",
+		Long: `Install the instance's daemon ("paddock serve") as a service of the OS service
+manager, enabled so that it starts with the user's session (a systemd user
+unit, a LaunchAgent) or, with --system, at boot (a systemd system unit, a
+LaunchDaemon) running as --user. On Windows it is a service of the service
+control manager running as --user (default: you), whose password it reads
+from ` + service.PasswordEnv + `.
+
+Installing again updates the definition; a running service goes on with the
+old one until "paddock service restart". Install does not start the service.`,
+		Example: `  paddock service install && paddock service start
+  sudo paddock service install --system --user alice
+  paddock --instance dev service install --listen tcp://127.0.0.1:47610`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			spec, err := t.spec()
+			if err != nil {
+				return err
+			}
+			switch {
+			case spec.Scope == service.System:
+				if spec.UserName, err = systemUser(userName); err != nil {
+					return err
+				}
+			case runtime.GOOS == "windows":
+				spec.UserName = userName
+			case userName != "":
+				return usageError("--user names the account of a system service; add --system")
+			}
+			spec.Listen = listen
+			if spec.Executable, err = executable(); err != nil {
+				return err
+			}
+			if runtime.GOOS != "linux" {
+				paths, err := t.pathsFor(spec.UserName)
+				if err != nil {
+					return err
+				}
+				spec.LogFile = logFile(paths)
+			}
+			svc, err := service.New(spec)
+			if err != nil {
+				return err
+			}
+			res, err := svc.Install()
+			if err != nil {
+				return serviceError(err)
+			}
+			what := "installed"
+			switch {
+			case !res.Created && res.Changed:
+				what = "updated"
+			case !res.Created:
+				what = "already up to date"
+			}
+			fmt.Fprintf(c.stdout, "%s %s service %s: %s\n", what, spec.Scope, svc.Name(), res.Path)
+			if res.Active && res.Changed && !res.Created {
+				fmt.Fprintln(c.stdout, "the running service uses the new definition after: paddock service restart")
+			} else if !res.Active {
+				fmt.Fprintln(c.stdout, "start it with: paddock service start")
+			}
+			if res.Note != "" {
+				fmt.Fprintln(c.stdout, "note: "+res.Note)
+			}
+			return nil
+		},
+	}
+	t.addFlags(cmd)
+	cmd.Flags().StringVar(&userName, "user", "", "the account a system service runs as, who owns the VMs (default: the user who ran sudo)")
+	cmd.Flags().StringVar(&listen, "listen", "", "also serve the API on this address, e.g. tcp://127.0.0.1:PORT (passed to paddock serve)")
+	return cmd
+}
+
+func newServiceUninstallCmd(c *cli) *cobra.Command {
+	t := &serviceTarget{c: c}
+	cmd := &cobra.Command{
+		Use:   "uninstall",
+		Short: "Stop the service if it runs and remove it",
+		Long: `Stop the instance's service if it runs (the daemon stops every VM gracefully),
+disable it and remove its definition. Uninstalling a service that is not
+installed does nothing and succeeds.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			svc, err := t.open(cmd)
+			if err != nil {
+				return err
+			}
+			err = svc.Uninstall()
+			if errors.Is(err, service.ErrNotInstalled) {
+				fmt.Fprintf(c.stdout, "%s service %s is not installed; nothing to remove\n", svc.Scope(), svc.Name())
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stdout, "uninstalled %s service %s\n", svc.Scope(), svc.Name())
+			return nil
+		},
+	}
+	t.addFlags(cmd)
+	return cmd
+}
+
+func newServiceStartCmd(c *cli) *cobra.Command {
+	return newServiceRunCmd(c, "start", "Start the service and wait until its API is ready",
+		func(svc *service.Service) error { return svc.Start() })
+}
+
+func newServiceRestartCmd(c *cli) *cobra.Command {
+	return newServiceRunCmd(c, "restart", "Restart the service (VMs stop gracefully) and wait until its API is ready",
+		func(svc *service.Service) error { return svc.Restart() })
+}
+
+// newServiceRunCmd is start or restart: run action, then wait until the
+// daemon's API is ready unless told not to.
+func newServiceRunCmd(c *cli, name, short string, action func(*service.Service) error) *cobra.Command {
+	t := &serviceTarget{c: c}
+	var timeout time.Duration
+	var noWait bool
+	cmd := &cobra.Command{
+		Use:   name,
+		Short: short,
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if timeout < 0 {
+				return usageError("--timeout must be 0 (forever) or more, got %s", timeout)
+			}
+			svc, err := t.open(cmd)
+			if err != nil {
+				return err
+			}
+			if err := action(svc); err != nil {
+				return err
+			}
+			if noWait {
+				st, err := svc.Status()
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(c.stdout, "%s (%s service): %s\n", st.Name, st.Scope, st)
+				return nil
+			}
+			r, err := t.waitReady(cmd.Context(), svc, timeout)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(c.stdout, r)
+			return nil
+		},
+	}
+	t.addFlags(cmd)
+	cmd.Flags().DurationVar(&timeout, "timeout", time.Minute, "how long to wait for the API; 0 waits forever (exit code 4 when it expires)")
+	cmd.Flags().BoolVar(&noWait, "no-wait", false, "return once the service manager has started the service")
+	return cmd
+}
+
+func newServiceStopCmd(c *cli) *cobra.Command {
+	t := &serviceTarget{c: c}
+	cmd := &cobra.Command{
+		Use:   "stop",
+		Short: "Stop the service; the daemon stops every VM gracefully first",
+		Long: `Stop the instance's service. The service manager asks the daemon to stop
+(SIGTERM; a stop control on Windows), the daemon stops every VM gracefully
+within its bound and exits, and the command returns when it has.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			svc, err := t.open(cmd)
+			if err != nil {
+				return err
+			}
+			if err := svc.Stop(); err != nil {
+				return err
+			}
+			st, err := svc.Status()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stdout, "%s (%s service): %s\n", st.Name, st.Scope, st)
+			return nil
+		},
+	}
+	t.addFlags(cmd)
+	return cmd
+}

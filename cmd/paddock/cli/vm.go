@@ -1,0 +1,348 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/yaml"
+
+	"paddock.dev/paddock/api/client"
+	"paddock.dev/paddock/core/resource"
+)
+
+// vmFlags are the flags every waiting vm command shares.
+type vmFlags struct {
+	scope
+	wait    bool
+	timeout time.Duration
+}
+
+func (f *vmFlags) add(cmd *cobra.Command) {
+	f.addFlags(cmd, false)
+	cmd.Flags().BoolVar(&f.wait, "wait", true, "wait until the VM got there (or failed)")
+	cmd.Flags().DurationVar(&f.timeout, "timeout", 10*time.Minute, "how long to wait; 0 waits forever")
+}
+
+func newVMCmd(c *cli) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "vm",
+		Short: "Create, run and reach VMs",
+		Args:  noArgs,
+		RunE:  showHelp,
+	}
+	cmd.AddCommand(
+		newVMCreateCmd(c),
+		newVMListCmd(c),
+		newVMGetCmd(c),
+		newVMActionCmd(c, "start", "Start a VM and wait until it runs"),
+		newVMActionCmd(c, "stop", "Stop a VM gracefully and wait until it stopped"),
+		newVMActionCmd(c, "restart", "Restart a VM and wait until it runs again"),
+		newVMActionCmd(c, "reset", "Make a VM's machine anew from its template (its disk is lost)"),
+		newVMDeleteCmd(c),
+		newVMShellCmd(c),
+		newVMLogsCmd(c),
+		newVMParamsCmd(c),
+	)
+	return cmd
+}
+
+func newVMCreateCmd(c *cli) *cobra.Command {
+	var f vmFlags
+	var template string
+	var params []string
+	var start bool
+	cmd := &cobra.Command{
+		Use:   "create NAME --template FILE|CONFIGMAP",
+		Short: "Create a VM from a Lima template",
+		Long: `Create a VM from a Lima template: a lima.yaml file, which is stored in a
+ConfigMap named after the file, or the name of a ConfigMap that holds one
+under its 'template' key. --param KEY=VALUE sets a field over the template
+(KEY in lima.yaml's structure, VALUE as YAML). The template is checked
+before anything is stored; a bad one exits 3 and names the field.`,
+		Example: `  paddock vm create dev --template ./debian.yaml --start
+  paddock vm create big --template debian --param cpus=4 --param memory=8GiB`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if template == "" {
+				return usageError("name the template with --template FILE or --template CONFIGMAP")
+			}
+			p, err := parseParams(params)
+			if err != nil {
+				return err
+			}
+			cl, err := c.Client(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ns := f.ns(resource.KindVM)
+			ref, err := templateRef(cmd.Context(), cl, ns, template)
+			if err != nil {
+				return err
+			}
+			vm := &resource.VM{
+				TypeMeta: resource.TypeMeta{APIVersion: resource.APIVersion, Kind: resource.KindVM.Name},
+				Metadata: resource.ObjectMeta{Name: args[0], Namespace: ns},
+				Spec:     resource.VMSpec{TemplateRef: ref, Params: p, Running: start},
+			}
+			if _, err := cl.Create(cmd.Context(), vm); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stdout, "vm/%s created\n", args[0])
+			if !f.wait {
+				return nil
+			}
+			cond := "condition=" + resource.VMCreated
+			if start {
+				cond = "condition=" + resource.VMRunning
+			}
+			return c.waitVM(cmd.Context(), cl, ns, args[0], cond, f.timeout)
+		},
+	}
+	f.add(cmd)
+	cmd.Flags().StringVarP(&template, "template", "t", "", "lima.yaml file, or a ConfigMap holding one")
+	cmd.Flags().StringArrayVarP(&params, "param", "p", nil, "KEY=VALUE set over the template (repeatable)")
+	cmd.Flags().BoolVar(&start, "start", false, "start the VM once created")
+	return cmd
+}
+
+// waitVM waits for a VM's condition; a failed start or stop ends the wait
+// with the condition's message.
+func (c *cli) waitVM(ctx context.Context, cl *client.Client, ns, name, cond string, timeout time.Duration) error {
+	w, err := parseFor(cond, "")
+	if err != nil {
+		return err
+	}
+	check := w.check
+	w.check = func(obj resource.Object) (bool, string) {
+		if failed := failure(obj.(*resource.VM)); failed != nil {
+			return true, ""
+		}
+		return check(obj)
+	}
+	if err := waitFor(ctx, cl, resource.KindVM, ns, name, w, timeout); err != nil {
+		return err
+	}
+	vm, err := cl.Get(ctx, resource.KindVM, ns, name)
+	if err != nil {
+		return err
+	}
+	if err := failure(vm.(*resource.VM)); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stdout, "vm/%s %s\n", name, w.met)
+	return nil
+}
+
+// failure returns the VM's failed condition for its current generation,
+// as an error for the person.
+func failure(vm *resource.VM) error {
+	for _, t := range []string{resource.VMCreated, resource.VMRunning} {
+		cond := meta.FindStatusCondition(vm.Status.Conditions, t)
+		if cond == nil || cond.ObservedGeneration < vm.Metadata.Generation {
+			continue
+		}
+		switch cond.Reason {
+		case resource.ReasonCreateFailed, resource.ReasonStartFailed, resource.ReasonStopFailed:
+			return fmt.Errorf("vm %s: %s: %s", vm.Metadata.Name, cond.Reason, cond.Message)
+		}
+	}
+	return nil
+}
+
+var nonName = regexp.MustCompile(`[^a-z0-9-]+`)
+
+// templateRef returns the ConfigMap a VM's template comes from: a file is
+// stored (or updated) in a ConfigMap named after it; anything else names
+// an existing ConfigMap.
+func templateRef(ctx context.Context, cl *client.Client, ns, template string) (string, error) {
+	data, err := os.ReadFile(template)
+	if errors.Is(err, os.ErrNotExist) && !strings.ContainsAny(template, "/.") {
+		return template, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	base := strings.TrimSuffix(filepath.Base(template), filepath.Ext(template))
+	name := strings.Trim(nonName.ReplaceAllString(strings.ToLower(base), "-"), "-")
+	if name == "" {
+		return "", usageError("cannot name a ConfigMap after %q; store the template in one and pass its name", template)
+	}
+	cm := &resource.ConfigMap{
+		TypeMeta: resource.TypeMeta{APIVersion: resource.APIVersion, Kind: resource.KindConfigMap.Name},
+		Metadata: resource.ObjectMeta{Name: name, Namespace: ns},
+		Data:     map[string]string{resource.TemplateKey: string(data)},
+	}
+	if _, err := apply(ctx, cl, cm); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+// parseParams reads KEY=VALUE params, VALUE as YAML, KEY dotted into
+// lima.yaml's structure (containerd.system=false).
+func parseParams(kvs []string) (map[string]any, error) {
+	if len(kvs) == 0 {
+		return nil, nil
+	}
+	out := map[string]any{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, usageError("param %q is not KEY=VALUE", kv)
+		}
+		var value any
+		if err := yaml.Unmarshal([]byte(v), &value); err != nil {
+			return nil, usageError("param %s: %q is not a YAML value: %v", k, v, err)
+		}
+		m := out
+		parts := strings.Split(k, ".")
+		for _, p := range parts[:len(parts)-1] {
+			next, ok := m[p].(map[string]any)
+			if !ok {
+				next = map[string]any{}
+				m[p] = next
+			}
+			m = next
+		}
+		m[parts[len(parts)-1]] = value
+	}
+	return out, nil
+}
+
+func newVMListCmd(c *cli) *cobra.Command {
+	var sc scope
+	var output string
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List VMs",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
+			cl, err := c.Client(cmd.Context())
+			if err != nil {
+				return err
+			}
+			vms, _, err := cl.List(cmd.Context(), resource.KindVM, sc.ns(resource.KindVM), client.ListOptions{})
+			if err != nil {
+				return err
+			}
+			if len(vms) == 0 && (output == "table" || output == "wide") {
+				c.printErr("No VMs found.\n")
+				return nil
+			}
+			return newPrinter(c.stdout, output, resource.KindVM, sc.allNamespaces).list(vms)
+		},
+	}
+	sc.addFlags(cmd, true)
+	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: "+outputFormats)
+	return cmd
+}
+
+func newVMGetCmd(c *cli) *cobra.Command {
+	var sc scope
+	var output string
+	cmd := &cobra.Command{
+		Use:   "get NAME",
+		Short: "Show a VM, its state and why",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
+			cl, err := c.Client(cmd.Context())
+			if err != nil {
+				return err
+			}
+			obj, err := cl.Get(cmd.Context(), resource.KindVM, sc.ns(resource.KindVM), args[0])
+			if err != nil {
+				return err
+			}
+			vm := obj.(*resource.VM)
+			if err := newPrinter(c.stdout, output, resource.KindVM, false).one(vm); err != nil {
+				return err
+			}
+			if vm.Status.Accelerator == "tcg" && (output == "table" || output == "wide") {
+				c.printErr("Warning: vm %s runs under emulation (tcg): hardware acceleration (KVM) is not available, so it is slow.\n", vm.Metadata.Name)
+			}
+			return nil
+		},
+	}
+	sc.addFlags(cmd, false)
+	cmd.Flags().StringVarP(&output, "output", "o", "wide", "output format: "+outputFormats)
+	return cmd
+}
+
+func newVMActionCmd(c *cli, action, short string) *cobra.Command {
+	var f vmFlags
+	cmd := &cobra.Command{
+		Use:   action + " NAME",
+		Short: short,
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cl, err := c.Client(cmd.Context())
+			if err != nil {
+				return err
+			}
+			vm, err := cl.VMAction(cmd.Context(), f.ns(resource.KindVM), args[0], action, f.wait, f.timeout)
+			if err != nil {
+				return err
+			}
+			if f.wait {
+				if err := failure(vm); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(c.stdout, "vm/%s %s\n", args[0], pastTense(action, f.wait))
+			return nil
+		},
+	}
+	f.add(cmd)
+	return cmd
+}
+
+func pastTense(action string, waited bool) string {
+	if !waited {
+		return action + " requested"
+	}
+	return map[string]string{"start": "running", "stop": "stopped", "restart": "restarted", "reset": "reset"}[action]
+}
+
+func newVMDeleteCmd(c *cli) *cobra.Command {
+	var f vmFlags
+	cmd := &cobra.Command{
+		Use:   "delete NAME...",
+		Short: "Delete VMs: their machines, disks and template copies",
+		Args:  minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cl, err := c.Client(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ns := f.ns(resource.KindVM)
+			for _, name := range args {
+				if _, err := cl.Delete(cmd.Context(), resource.KindVM, ns, name); err != nil {
+					return err
+				}
+				if f.wait {
+					if err := waitFor(cmd.Context(), cl, resource.KindVM, ns, name, gone(), f.timeout); err != nil {
+						return err
+					}
+				}
+				fmt.Fprintf(c.stdout, "vm/%s deleted\n", name)
+			}
+			return nil
+		},
+	}
+	f.add(cmd)
+	return cmd
+}

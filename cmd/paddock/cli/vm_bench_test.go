@@ -1,0 +1,117 @@
+//go:build linux
+
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lima-vm/lima/pkg/hostagent/events"
+	"github.com/lima-vm/lima/pkg/instance"
+	"github.com/lima-vm/lima/pkg/limayaml"
+	"github.com/lima-vm/lima/pkg/store"
+
+	"paddock.dev/paddock/platform/lima"
+)
+
+// Start to Running through Paddock (`paddock vm start`, which asks the API
+// to start the VM and waits for its Running condition: the controller, the
+// driver and the host agent) against Lima's own library start of the same
+// instance (instance.Start, which runs the same host agent and waits for
+// it to report Running), alternately, after a first boot that is not
+// measured. The daemon is stopped while Lima starts and stops the
+// instance, so that no controller acts on it meanwhile.
+//
+//	PADDOCK_E2E=1 go test -run XXX -bench VMStartToRunning ./cmd/paddock/cli
+func BenchmarkVMStartToRunning(b *testing.B) {
+	tmpl := vmTemplate(b)
+	ctx := context.Background()
+	// Lima's start finds the guest agent beside the running program, which
+	// here is this test binary.
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := lima.BuildGuestAgent(ctx, "go", "../../..", filepath.Dir(self), limayaml.X8664); err != nil {
+		b.Fatal(err)
+	}
+	e := newEnv(b, "default")
+	file := filepath.Join(e.home, "debian.yaml")
+	if err := os.WriteFile(file, []byte(tmpl), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	d := e.serve()
+	e.mustRun("vm", "create", "bench", "--template", file, "--start", "--timeout=10m")
+	e.mustRun("vm", "stop", "bench")
+	b.Setenv("LIMA_HOME", e.path("lima_home"))
+
+	eventLog := filepath.Join(e.path("lima_home"), "bench", "ha.stdout.log")
+	var viaPaddock, viaLima, bootPaddock, bootLima time.Duration
+	for range b.N {
+		t0 := time.Now()
+		e.mustRun("vm", "start", "bench", "--timeout=10m")
+		viaPaddock += time.Since(t0)
+		bootPaddock += hostAgentBoot(b, eventLog)
+		e.mustRun("vm", "stop", "bench")
+		d.stop(b, syscall.SIGTERM)
+
+		inst, err := store.Inspect("bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		t0 = time.Now()
+		// Lima ends the host agent with its context: it gets none.
+		if err := instance.Start(context.Background(), inst, paddockBin, false); err != nil {
+			b.Fatal(err)
+		}
+		viaLima += time.Since(t0)
+		bootLima += hostAgentBoot(b, eventLog)
+		if inst, err = store.Inspect("bench"); err != nil {
+			b.Fatal(err)
+		}
+		if err := instance.StopGracefully(ctx, inst, false); err != nil {
+			b.Fatal(err)
+		}
+		d = e.serve()
+	}
+	e.mustRun("vm", "delete", "bench")
+	d.stop(b, syscall.SIGTERM)
+	n := float64(b.N)
+	b.ReportMetric(viaPaddock.Seconds()/n, "s/start-paddock")
+	b.ReportMetric(viaLima.Seconds()/n, "s/start-lima")
+	b.ReportMetric(viaPaddock.Seconds()/viaLima.Seconds(), "paddock/lima")
+	// What each adds to the host agent's own boot, without the guest's
+	// variance (Lima's in-guest checks poll every 3 s).
+	b.ReportMetric(float64((viaPaddock-bootPaddock).Milliseconds())/n, "ms/overhead-paddock")
+	b.ReportMetric(float64((viaLima-bootLima).Milliseconds())/n, "ms/overhead-lima")
+}
+
+// hostAgentBoot reads a host agent's event log: the time from its first
+// event to the one that reports the VM running.
+func hostAgentBoot(b *testing.B, path string) time.Duration {
+	b.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	var first time.Time
+	dec := json.NewDecoder(f)
+	for {
+		var ev events.Event
+		if err := dec.Decode(&ev); err != nil {
+			b.Fatalf("%s: no event reports the VM running: %v", path, err)
+		}
+		if first.IsZero() {
+			first = ev.Time
+		}
+		if ev.Status.Running {
+			return ev.Time.Sub(first)
+		}
+	}
+}
