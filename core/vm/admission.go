@@ -9,10 +9,17 @@ import (
 	"paddock.dev/paddock/core/store"
 )
 
+// Validator is the driver's role that checks templates.
+type Validator interface {
+	// Validate checks a complete template; a template the driver rejects
+	// yields the fields at fault (their paths are the template's own).
+	Validate(template []byte) ([]resource.FieldError, error)
+}
+
 // Admit returns the store's admission check for what the driver must
 // accept: a VM's template with its params, and edits of a VM's template
 // copy. A rejection is Invalid and names the field.
-func Admit(d Driver) store.AdmitFunc {
+func Admit(d Validator) store.AdmitFunc {
 	return func(ctx context.Context, r store.Reader, obj, old resource.Object) error {
 		switch o := obj.(type) {
 		case *resource.VM:

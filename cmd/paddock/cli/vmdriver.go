@@ -19,19 +19,22 @@ type limaDriver struct {
 	d *lima.Driver
 }
 
-var _ vm.Driver = limaDriver{}
+var (
+	_ vm.Driver    = limaDriver{}
+	_ vm.Validator = limaDriver{}
+)
 
 // newVMDriver returns the driver of the instance's machines: Lima, with
 // its home in the instance's short directory, running host agents from
 // this binary; the accelerator comes from PADDOCK_QEMU_ACCEL (auto when
 // unset).
-func newVMDriver(p instance.Paths, log *slog.Logger) (vm.Driver, error) {
+func newVMDriver(p instance.Paths, log *slog.Logger) (limaDriver, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, err
+		return limaDriver{}, err
 	}
 	if exe, err = filepath.EvalSymlinks(exe); err != nil {
-		return nil, err
+		return limaDriver{}, err
 	}
 	return limaDriver{&lima.Driver{LimaHome: p.LimaHome, Executable: exe, Logger: log}}, nil
 }
