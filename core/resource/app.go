@@ -1,6 +1,13 @@
 package resource
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"runtime"
+
+	units "github.com/docker/go-units"
+	"github.com/pbnjay/memory"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -13,12 +20,26 @@ const (
 	EngineContainerd = "containerd"
 )
 
+// Engines lists the container engines, the default first.
+var Engines = []string{EngineMoby, EngineContainerd}
+
 // Condition types of an App.
 const (
 	AppCreated              = "Created"
 	AppRunning              = "Running"
 	AppContainerEngineReady = "ContainerEngineReady"
 	AppSettled              = "Settled"
+)
+
+// Defaults and bounds of an App's sizes. The default memory is lowered to
+// half the host's on hosts with less than twice as much.
+const (
+	DefaultAppNamespace = "paddock"
+	defaultAppCPUs      = 2
+	defaultAppMemory    = 4 << 30
+	defaultAppDisk      = "64GiB"
+	minAppMemory        = 512 << 20
+	minAppDisk          = 1 << 30
 )
 
 // App is the cluster-scoped singleton that asks for a running VM with a
@@ -32,12 +53,28 @@ type App struct {
 
 // AppSpec is what the user asks of the App.
 type AppSpec struct {
-	Running         bool   `json:"running,omitempty" doc:"Whether the App's VM and engine should run."`
-	ContainerEngine string `json:"containerEngine,omitempty" enum:"moby,containerd" doc:"Engine inside the VM; moby when empty."`
-	CPUs            int    `json:"cpus,omitempty" minimum:"0" maximum:"256" doc:"Virtual CPUs; 2 when zero."`
-	Memory          string `json:"memory,omitempty" doc:"Memory, e.g. 4GiB; 4GiB when empty." example:"4GiB"`
-	Disk            string `json:"disk,omitempty" doc:"Disk size, e.g. 64GiB; 64GiB when empty." example:"64GiB"`
-	Namespace       string `json:"namespace,omitempty" doc:"Namespace of the App's VM and template; paddock when empty. Immutable."`
+	Running         bool            `json:"running,omitempty" doc:"Whether the App's VM and engine should run."`
+	ContainerEngine ContainerEngine `json:"containerEngine,omitzero" doc:"The container engine inside the VM."`
+	CPUs            int             `json:"cpus,omitempty" minimum:"0" maximum:"256" doc:"Virtual CPUs, at most the host's; 2 (or the host's, if fewer) when zero."`
+	Memory          string          `json:"memory,omitempty" doc:"Memory, e.g. 4GiB, at most the host's; 4GiB (or half the host's, if less) when empty." example:"4GiB"`
+	Disk            string          `json:"disk,omitempty" doc:"Disk size, e.g. 64GiB; 64GiB when empty. The disk grows as it fills." example:"64GiB"`
+	Namespace       string          `json:"namespace,omitempty" doc:"Namespace of the App's VM and template; paddock when empty. Immutable."`
+}
+
+// ContainerEngine chooses the engine; an object so that engine options can
+// join the name later.
+type ContainerEngine struct {
+	Name string `json:"name,omitempty" enum:"moby,containerd" doc:"moby (Docker) or containerd; moby when empty."`
+}
+
+// UnmarshalJSON refuses the bare string an older spec held, naming the
+// object it must be, and otherwise decodes as usual.
+func (e *ContainerEngine) UnmarshalJSON(raw []byte) error {
+	if trimmed := bytes.TrimSpace(raw); len(trimmed) > 0 && trimmed[0] == '"' {
+		return fmt.Errorf(`spec.containerEngine is an object: write {"name": %s}`, trimmed)
+	}
+	type plain ContainerEngine
+	return json.Unmarshal(raw, (*plain)(e))
 }
 
 // AppStatus is what the App's controller reports.
@@ -57,13 +94,13 @@ var KindApp = &Kind{
 	New:       func() Object { return &App{} },
 	Default: func(obj Object) {
 		s := &obj.(*App).Spec
-		setDefault(&s.ContainerEngine, EngineMoby)
+		setDefault(&s.ContainerEngine.Name, EngineMoby)
 		if s.CPUs == 0 {
-			s.CPUs = 2
+			s.CPUs = min(defaultAppCPUs, hostCPUs())
 		}
-		setDefault(&s.Memory, "4GiB")
-		setDefault(&s.Disk, "64GiB")
-		setDefault(&s.Namespace, "paddock")
+		setDefault(&s.Memory, defaultAppMemorySize())
+		setDefault(&s.Disk, defaultAppDisk)
+		setDefault(&s.Namespace, DefaultAppNamespace)
 	},
 	Validate: func(obj, old Object) []FieldError {
 		a := obj.(*App)
@@ -71,16 +108,16 @@ var KindApp = &Kind{
 		if a.Metadata.Name != AppName {
 			errs = append(errs, FieldError{"metadata.name", `must be "app": there is one App`})
 		}
-		switch a.Spec.ContainerEngine {
+		switch a.Spec.ContainerEngine.Name {
 		case EngineMoby, EngineContainerd:
 		default:
-			errs = append(errs, FieldError{"spec.containerEngine", `must be "moby" or "containerd"`})
+			errs = append(errs, FieldError{"spec.containerEngine.name", fmt.Sprintf(`%q is not an engine: use "moby" or "containerd"`, a.Spec.ContainerEngine.Name)})
 		}
-		if a.Spec.CPUs < 1 || a.Spec.CPUs > 256 {
-			errs = append(errs, FieldError{"spec.cpus", "must be between 1 and 256"})
+		if n := hostCPUs(); a.Spec.CPUs < 1 || a.Spec.CPUs > n {
+			errs = append(errs, FieldError{"spec.cpus", fmt.Sprintf("must be between 1 and %d, the host's CPU count", n)})
 		}
-		errs = append(errs, validateSize("spec.memory", a.Spec.Memory, 512<<20)...)
-		errs = append(errs, validateSize("spec.disk", a.Spec.Disk, 1<<30)...)
+		errs = append(errs, validateSize("spec.memory", a.Spec.Memory, minAppMemory, hostMemory(), "the host's memory")...)
+		errs = append(errs, validateSize("spec.disk", a.Spec.Disk, minAppDisk, 0, "")...)
 		errs = append(errs, validateDNSLabel("spec.namespace", a.Spec.Namespace)...)
 		if old != nil && old.(*App).Spec.Namespace != a.Spec.Namespace {
 			errs = append(errs, FieldError{"spec.namespace", "is immutable: delete and recreate the App to move it"})
@@ -95,4 +132,19 @@ func setDefault(field *string, value string) {
 	if *field == "" {
 		*field = value
 	}
+}
+
+// hostCPUs is the number of CPUs the host gives this process.
+func hostCPUs() int { return runtime.NumCPU() }
+
+// hostMemory is the host's memory in bytes, 0 when the OS does not say.
+func hostMemory() int64 { return int64(memory.TotalMemory()) }
+
+// defaultAppMemorySize is 4GiB, or half the host's memory (in whole MiB)
+// on a host with less than 8GiB.
+func defaultAppMemorySize() string {
+	if total := hostMemory(); total > 0 && total < 2*defaultAppMemory {
+		return fmt.Sprintf("%dMiB", max(total/2, minAppMemory)>>20)
+	}
+	return units.BytesSize(defaultAppMemory)
 }

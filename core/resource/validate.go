@@ -106,14 +106,18 @@ func validateDNSSubdomain(field, value string) []FieldError {
 	return fieldMsgs(field, validation.IsDNS1123Subdomain(value))
 }
 
-// validateSize checks a size such as 4GiB and that it is at least min bytes.
-func validateSize(field, value string, min int64) []FieldError {
+// validateSize checks a size such as 4GiB and that it is at least min
+// bytes and, when max is above zero, at most max bytes (named maxName).
+func validateSize(field, value string, min, max int64, maxName string) []FieldError {
 	n, err := units.RAMInBytes(value)
 	if err != nil {
 		return []FieldError{{field, fmt.Sprintf("%q is not a size: write it like 4GiB or 512MiB", value)}}
 	}
 	if n < min {
 		return []FieldError{{field, fmt.Sprintf("must be at least %s", units.BytesSize(float64(min)))}}
+	}
+	if max > 0 && n > max {
+		return []FieldError{{field, fmt.Sprintf("must be at most %s, %s", units.BytesSize(float64(max)), maxName)}}
 	}
 	return nil
 }

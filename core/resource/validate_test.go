@@ -1,8 +1,13 @@
 package resource
 
 import (
+	"encoding/json"
 	"errors"
+	"runtime"
+	"strings"
 	"testing"
+
+	units "github.com/docker/go-units"
 )
 
 func fieldsOf(t *testing.T, err error) map[string]bool {
@@ -23,14 +28,17 @@ func TestAppDefaultsAndValidation(t *testing.T) {
 	if err := DefaultAndValidate(KindApp, app, nil); err != nil {
 		t.Fatal(err)
 	}
-	if app.Spec.ContainerEngine != EngineMoby || app.Spec.CPUs != 2 || app.Spec.Memory != "4GiB" || app.Spec.Namespace != "paddock" {
+	if app.Spec.ContainerEngine.Name != EngineMoby || app.Spec.CPUs != min(2, runtime.NumCPU()) || app.Spec.Disk != "64GiB" || app.Spec.Namespace != "paddock" {
 		t.Fatalf("defaults not applied: %+v", app.Spec)
+	}
+	if mem, err := units.RAMInBytes(app.Spec.Memory); err != nil || mem > 4<<30 || (hostMemory() > 0 && mem > hostMemory()) {
+		t.Fatalf("default memory %q does not fit 4GiB and the host's %d bytes", app.Spec.Memory, hostMemory())
 	}
 
 	bad := &App{TypeMeta: TypeMeta{APIVersion, "App"}, Metadata: ObjectMeta{Name: "other", Namespace: "x"},
-		Spec: AppSpec{ContainerEngine: "podman", Memory: "lots", Disk: "1MiB", CPUs: 999}}
+		Spec: AppSpec{ContainerEngine: ContainerEngine{Name: "podman"}, Memory: "lots", Disk: "1MiB", CPUs: runtime.NumCPU() + 1, Namespace: "Not_A_Label"}}
 	fields := fieldsOf(t, DefaultAndValidate(KindApp, bad, nil))
-	for _, f := range []string{"metadata.name", "metadata.namespace", "spec.containerEngine", "spec.memory", "spec.disk", "spec.cpus"} {
+	for _, f := range []string{"metadata.name", "metadata.namespace", "spec.containerEngine.name", "spec.memory", "spec.disk", "spec.cpus", "spec.namespace"} {
 		if !fields[f] {
 			t.Errorf("%s not reported; got %v", f, fields)
 		}
@@ -40,6 +48,30 @@ func TestAppDefaultsAndValidation(t *testing.T) {
 	moved.Spec.Namespace = "elsewhere"
 	if !fieldsOf(t, DefaultAndValidate(KindApp, &moved, app))["spec.namespace"] {
 		t.Fatal("spec.namespace must be immutable")
+	}
+}
+
+func TestAppSizesAreBoundedByTheHost(t *testing.T) {
+	if hostMemory() == 0 {
+		t.Skip("this OS does not report its memory, so memory is not bounded")
+	}
+	app := &App{TypeMeta: TypeMeta{APIVersion, "App"}, Metadata: ObjectMeta{Name: AppName},
+		Spec: AppSpec{Memory: units.BytesSize(float64(hostMemory() + 1<<30)), CPUs: runtime.NumCPU()}}
+	err := DefaultAndValidate(KindApp, app, nil)
+	fields := fieldsOf(t, err)
+	if !fields["spec.memory"] || fields["spec.cpus"] || !strings.Contains(err.Error(), "the host's memory") {
+		t.Fatalf("memory above the host's must be refused (and all the host's CPUs allowed): %v", err)
+	}
+}
+
+func TestContainerEngineIsAnObject(t *testing.T) {
+	var spec AppSpec
+	err := json.Unmarshal([]byte(`{"containerEngine":"moby"}`), &spec)
+	if err == nil || !strings.Contains(err.Error(), `write {"name": "moby"}`) {
+		t.Fatalf("a bare engine string must be refused naming the object form, got %v", err)
+	}
+	if err := json.Unmarshal([]byte(`{"containerEngine":{"name":"containerd"}}`), &spec); err != nil || spec.ContainerEngine.Name != EngineContainerd {
+		t.Fatalf("got %+v, %v", spec, err)
 	}
 }
 

@@ -142,7 +142,7 @@ func columns(obj resource.Object, wide bool) ([]string, []string) {
 		return cols, vals
 	case *resource.App:
 		return []string{"NAME", "RUNNING", "ENGINE", "STATUS", "AGE"},
-			[]string{m.Name, strconv.FormatBool(o.Spec.Running), o.Spec.ContainerEngine, status(m, o.Status.Conditions, resource.AppRunning), age}
+			[]string{m.Name, strconv.FormatBool(o.Spec.Running), o.Spec.ContainerEngine.Name, status(m, o.Status.Conditions, resource.AppRunning), age}
 	case *resource.ConfigMap:
 		return []string{"NAME", "DATA", "AGE"}, []string{m.Name, strconv.Itoa(len(o.Data)), age}
 	}
