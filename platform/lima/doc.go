@@ -41,7 +41,8 @@
 //
 // EnsureUserKey creates Lima's SSH user key crash-safely; RouteLogrus sends
 // Lima's logrus output to log/slog. BuildGuestAgent (and the
-// build-guestagent command) builds Lima's guest agent, which Lima finds
-// beside the paddock binary or in ../share/lima from it; Start says so
-// when it is in neither place.
+// build-guestagent command) builds Lima's guest agent, which Start finds
+// beside the paddock binary, in ../share/lima from it (Lima's places) or
+// in ../lib/paddock or ../libexec/paddock (where the packages put it), and
+// says so when it is in none of them.
 package lima

@@ -26,7 +26,8 @@ type Driver struct {
 	// sockets in it and socket paths are limited to about 100 bytes.
 	LimaHome string
 	// Executable is the paddock binary, started as `paddock hostagent`.
-	// Lima also looks for its guest agent beside it or in ../share/lima.
+	// The guest agent is looked for beside it, in ../share/lima (Lima's
+	// places) and in ../lib/paddock or ../libexec/paddock (the packages').
 	Executable string
 	// Logger receives the driver's log and Lima's; nil means slog.Default().
 	Logger *slog.Logger

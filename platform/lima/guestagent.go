@@ -16,9 +16,9 @@ import (
 // go.mod's tool directive pins it to the Lima the driver is built with.
 const guestAgentPackage = limaModule + "/cmd/lima-guestagent"
 
-// GuestAgentName is the file name Lima looks for, beside the paddock binary
-// or in ../share/lima from it, for a Linux guest of arch (Lima's name:
-// x86_64, aarch64).
+// GuestAgentName is the guest agent's file name for a Linux guest of arch
+// (Lima's name: x86_64, aarch64), which Start looks for beside the paddock
+// binary or in ../share/lima, ../lib/paddock or ../libexec/paddock from it.
 func GuestAgentName(arch limayaml.Arch) string {
 	return "lima-guestagent.Linux-" + arch
 }
@@ -28,7 +28,7 @@ func GuestAgentName(arch limayaml.Arch) string {
 // run in the module at moduleDir, and returns its path. The build is
 // static (CGO_ENABLED=0) and stamped with the Lima version from the
 // module's requirements, as Lima's own release build is. Packaging puts
-// the result in <prefix>/share/lima beside <prefix>/bin/paddock.
+// the result in <prefix>/lib/paddock beside <prefix>/bin/paddock.
 func BuildGuestAgent(ctx context.Context, goTool, moduleDir, dir string, arch limayaml.Arch) (string, error) {
 	if goTool == "" {
 		goTool = "go"

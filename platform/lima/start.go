@@ -14,7 +14,6 @@ import (
 	"github.com/lima-vm/lima/pkg/instance"
 	"github.com/lima-vm/lima/pkg/store"
 	"github.com/lima-vm/lima/pkg/store/filenames"
-	"github.com/lima-vm/lima/pkg/usrlocalsharelima"
 
 	"paddock.dev/paddock/platform/linux"
 )
@@ -54,7 +53,8 @@ func (d *Driver) Start(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	if err := findGuestAgent(inst); err != nil {
+	guestAgent, err := d.findGuestAgent(inst)
+	if err != nil {
 		return fmt.Errorf("instance %s: %w", name, err)
 	}
 	if err := EnsureUserKey(d.LimaHome); err != nil {
@@ -64,11 +64,13 @@ func (d *Driver) Start(ctx context.Context, name string) error {
 	if err != nil {
 		return fmt.Errorf("instance %s: %w", name, err)
 	}
-	prepared, err := instance.Prepare(ctx, inst)
-	if err != nil {
+	// Lima's Prepare looks for the guest agent only where Lima installs
+	// it; findGuestAgent has found it already, so Prepare does the rest
+	// on a copy of the instance that needs none.
+	if _, err := instance.Prepare(ctx, withoutGuestAgent(inst)); err != nil {
 		return fmt.Errorf("instance %s: prepare: %w", name, err)
 	}
-	return d.launch(name, inst.Dir, prepared.GuestAgent, accel)
+	return d.launch(name, inst.Dir, guestAgent, accel)
 }
 
 // launch runs the host agent with its output in the instance's log files
@@ -174,20 +176,4 @@ func hasRuntimeFiles(dir string) (bool, error) {
 		}
 	}
 	return false, nil
-}
-
-// findGuestAgent checks that Lima finds the guest agent that the
-// instance's guest needs, before Lima's own error (which suggests a
-// package of Lima's) would say it does not.
-func findGuestAgent(inst *store.Instance) error {
-	if *inst.Config.Plain {
-		return nil
-	}
-	if _, err := usrlocalsharelima.GuestAgentBinary(*inst.Config.OS, *inst.Config.Arch); err != nil {
-		name := "lima-guestagent." + *inst.Config.OS + "-" + *inst.Config.Arch
-		return fmt.Errorf("Lima's guest agent %s is missing: Paddock's packages install it in "+
-			"<prefix>/share/lima beside <prefix>/bin/paddock; for a paddock built from source, "+
-			"build it beside the binary with 'go run ./platform/lima/build-guestagent -o DIR' (%w)", name, err)
-	}
-	return nil
 }

@@ -1,0 +1,76 @@
+package lima
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/lima-vm/lima/pkg/store"
+	"github.com/lima-vm/lima/pkg/usrlocalsharelima"
+)
+
+// packagedGuestAgentDirs are where Paddock's packages put Lima's guest
+// agent, relative to the directory of the paddock binary: a program's
+// architecture-dependent files belong under lib or libexec, not share.
+var packagedGuestAgentDirs = []string{"../lib/paddock", "../libexec/paddock"}
+
+// findGuestAgent returns the guest agent that the instance's guest needs
+// ("" for a plain instance, which runs none): where Lima itself looks
+// (beside the paddock binary, in ../share/lima), or where Paddock's
+// packages install it (../lib/paddock, ../libexec/paddock). A missing one
+// fails here with where it belongs, before Lima's own error would suggest
+// a package of Lima's.
+func (d *Driver) findGuestAgent(inst *store.Instance) (string, error) {
+	if *inst.Config.Plain {
+		return "", nil
+	}
+	if path, err := usrlocalsharelima.GuestAgentBinary(*inst.Config.OS, *inst.Config.Arch); err == nil {
+		return path, nil
+	}
+	name := "lima-guestagent." + *inst.Config.OS + "-" + *inst.Config.Arch
+	var tried []string
+	for _, dir := range guestAgentDirs(d.Executable) {
+		for _, file := range []string{name, name + ".gz"} {
+			path := filepath.Join(dir, file)
+			if _, err := os.Stat(path); err == nil {
+				return path, nil
+			} else if !errors.Is(err, os.ErrNotExist) {
+				return "", err
+			}
+			tried = append(tried, path)
+		}
+	}
+	return "", fmt.Errorf("Lima's guest agent %s is missing: Paddock's packages install it in "+
+		"<prefix>/lib/paddock beside <prefix>/bin/paddock; for a paddock built from source, "+
+		"build it beside the binary with 'go run ./platform/lima/build-guestagent -o DIR' (looked in Lima's "+
+		"places beside the binary and in %v)", name, tried)
+}
+
+// guestAgentDirs are the packaged places of the guest agent for the
+// paddock binary exe, and for the file a symlink exe points to.
+func guestAgentDirs(exe string) []string {
+	exes := []string{exe}
+	if real, err := filepath.EvalSymlinks(exe); err == nil && real != exe {
+		exes = append(exes, real)
+	}
+	var dirs []string
+	for _, e := range exes {
+		for _, rel := range packagedGuestAgentDirs {
+			dirs = append(dirs, filepath.Join(filepath.Dir(e), rel))
+		}
+	}
+	return dirs
+}
+
+// withoutGuestAgent returns a copy of inst whose configuration asks for
+// no guest agent, for Lima's Prepare, which otherwise looks for one only
+// in Lima's own places; nothing else Prepare does depends on it.
+func withoutGuestAgent(inst *store.Instance) *store.Instance {
+	cp := *inst
+	cfg := *inst.Config
+	plain := true
+	cfg.Plain = &plain
+	cp.Config = &cfg
+	return &cp
+}
