@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/fields"
 
 	"paddock.dev/paddock/api/wire"
@@ -91,18 +90,11 @@ func annotate(a string) string {
 }
 
 // conditionSettled reports whether condition t carries one of reasons and
-// was set for the VM's current generation.
+// is current for the VM's generation, by the rule every wait shares
+// (wire.ConditionCurrent).
 func conditionSettled(vm *resource.VM, t string, reasons ...string) bool {
-	c := meta.FindStatusCondition(vm.Status.Conditions, t)
-	if c == nil || c.ObservedGeneration < vm.Metadata.Generation {
-		return false
-	}
-	for _, r := range reasons {
-		if c.Reason == r {
-			return true
-		}
-	}
-	return false
+	met, _ := wire.ConditionWant{Type: t, Reasons: reasons}.Met(vm.Status.Conditions, vm.Metadata.Generation)
+	return met
 }
 
 func (s *Server) registerVMActions() {

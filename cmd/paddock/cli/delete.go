@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"paddock.dev/paddock/api/client"
 	"paddock.dev/paddock/core/resource"
 )
 
@@ -51,7 +52,7 @@ the owner's name.`,
 					fmt.Fprintf(c.stdout, "%s marked for deletion; waiting for finalizers: %s\n", ref, strings.Join(m.Finalizers, ", "))
 					continue
 				}
-				if err := waitFor(cmd.Context(), cl, t.kind, ns, t.name, gone(), timeout); err != nil {
+				if _, err := cl.Wait(cmd.Context(), t.kind, ns, t.name, client.UntilGone(), timeout); err != nil {
 					return err
 				}
 				fmt.Fprintf(c.stdout, "%s deleted\n", ref)

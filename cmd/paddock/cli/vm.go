@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/yaml"
 
 	"paddock.dev/paddock/api/client"
@@ -99,9 +98,9 @@ before anything is stored; a bad one exits 3 and names the field.`,
 			if !f.wait {
 				return nil
 			}
-			cond := "condition=" + resource.VMCreated
+			cond := resource.VMCreated
 			if start {
-				cond = "condition=" + resource.VMRunning
+				cond = resource.VMRunning
 			}
 			return c.waitVM(cmd.Context(), cl, ns, args[0], cond, f.timeout)
 		},
@@ -113,47 +112,13 @@ before anything is stored; a bad one exits 3 and names the field.`,
 	return cmd
 }
 
-// waitVM waits for a VM's condition; a failed start or stop ends the wait
-// with the condition's message.
-func (c *cli) waitVM(ctx context.Context, cl *client.Client, ns, name, cond string, timeout time.Duration) error {
-	w, err := parseFor(cond, "")
-	if err != nil {
+// waitVM follows a VM until its condition t is True; a failed create,
+// start or stop ends the wait with the condition's message.
+func (c *cli) waitVM(ctx context.Context, cl *client.Client, ns, name, t string, timeout time.Duration) error {
+	if _, err := cl.WaitVM(ctx, ns, name, t, timeout); err != nil {
 		return err
 	}
-	check := w.check
-	w.check = func(obj resource.Object) (bool, string) {
-		if failed := failure(obj.(*resource.VM)); failed != nil {
-			return true, ""
-		}
-		return check(obj)
-	}
-	if err := waitFor(ctx, cl, resource.KindVM, ns, name, w, timeout); err != nil {
-		return err
-	}
-	vm, err := cl.Get(ctx, resource.KindVM, ns, name)
-	if err != nil {
-		return err
-	}
-	if err := failure(vm.(*resource.VM)); err != nil {
-		return err
-	}
-	fmt.Fprintf(c.stdout, "vm/%s %s\n", name, w.met)
-	return nil
-}
-
-// failure returns the VM's failed condition for its current generation,
-// as an error for the person.
-func failure(vm *resource.VM) error {
-	for _, t := range []string{resource.VMCreated, resource.VMRunning} {
-		cond := meta.FindStatusCondition(vm.Status.Conditions, t)
-		if cond == nil || cond.ObservedGeneration < vm.Metadata.Generation {
-			continue
-		}
-		switch cond.Reason {
-		case resource.ReasonCreateFailed, resource.ReasonStartFailed, resource.ReasonStopFailed:
-			return fmt.Errorf("vm %s: %s: %s", vm.Metadata.Name, cond.Reason, cond.Message)
-		}
-	}
+	fmt.Fprintf(c.stdout, "vm/%s condition met: %s=True\n", name, t)
 	return nil
 }
 
@@ -298,7 +263,7 @@ func newVMActionCmd(c *cli, action, short string) *cobra.Command {
 				return err
 			}
 			if f.wait {
-				if err := failure(vm); err != nil {
+				if err := client.VMFailed(vm); err != nil {
 					return err
 				}
 			}
@@ -334,7 +299,7 @@ func newVMDeleteCmd(c *cli) *cobra.Command {
 					return err
 				}
 				if f.wait {
-					if err := waitFor(cmd.Context(), cl, resource.KindVM, ns, name, gone(), f.timeout); err != nil {
+					if _, err := cl.Wait(cmd.Context(), resource.KindVM, ns, name, client.UntilGone(), f.timeout); err != nil {
 						return err
 					}
 				}

@@ -1,6 +1,6 @@
 //go:build !windows
 
-package cli
+package client
 
 import (
 	"os/exec"
