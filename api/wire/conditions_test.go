@@ -62,4 +62,3 @@ func TestConditionWantString(t *testing.T) {
 		t.Fatalf("String = %q", got)
 	}
 }
-
