@@ -3,8 +3,11 @@ package controller
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/client-go/util/workqueue"
@@ -22,7 +25,8 @@ type Result struct {
 
 // ReconcileFunc makes the world match the object key names. It must be
 // idempotent and return its errors rather than log them: the runtime logs
-// them and retries with backoff.
+// them and retries with backoff, except a Terminal error, which it records
+// in the object's status instead.
 type ReconcileFunc func(ctx context.Context, key resource.Key) (Result, error)
 
 // Mapper turns a store event into the keys to reconcile.
@@ -47,6 +51,12 @@ type Controller struct {
 	queue     workqueue.TypedRateLimitingInterface[resource.Key]
 	sources   []source
 	log       *slog.Logger
+	panics    atomic.Int64
+
+	// The run the goroutines of Go belong to.
+	mu      sync.Mutex
+	runCtx  context.Context // nil before Run and after its goroutines are joined
+	helpers sync.WaitGroup
 }
 
 type source struct {
@@ -92,8 +102,11 @@ func (c *Controller) Watches(kind *resource.Kind, mapper Mapper) *Controller {
 func (c *Controller) Enqueue(key resource.Key) { c.queue.Add(key) }
 
 // Run watches and reconciles until ctx is done, then waits for the
-// reconciles in flight to return.
+// reconciles in flight and the goroutines started with Go to return.
 func (c *Controller) Run(ctx context.Context) {
+	c.mu.Lock()
+	c.runCtx = ctx
+	c.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, src := range c.sources {
 		wg.Go(func() { c.watch(ctx, src) })
@@ -107,7 +120,40 @@ func (c *Controller) Run(ctx context.Context) {
 	<-ctx.Done()
 	c.queue.ShutDown()
 	wg.Wait()
+	c.mu.Lock()
+	c.runCtx = nil
+	c.mu.Unlock()
+	c.helpers.Wait()
 }
+
+// Go runs f beside the reconciles, for work on the object at key that
+// outlives one reconcile (following a boot, say). f belongs to the
+// controller's run: its context ends with the run, and Run returns only
+// once f has. A panic in f is recovered, logged and counted as one in a
+// reconcile is, and key is reconciled again. Go reports false, and f does
+// not run, when the controller is not running.
+func (c *Controller) Go(key resource.Key, f func(ctx context.Context)) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ctx := c.runCtx
+	if ctx == nil || ctx.Err() != nil {
+		return false
+	}
+	c.helpers.Go(func() {
+		defer func() {
+			if r := recover(); r != nil {
+				c.panicked(ctx, key, r)
+				c.queue.AddRateLimited(key)
+			}
+		}()
+		f(ctx)
+	})
+	return true
+}
+
+// Panics is how many panics the controller has recovered from since it
+// was made, in reconciles and in goroutines started with Go.
+func (c *Controller) Panics() int64 { return c.panics.Load() }
 
 // next reconciles one key; it reports false once the queue shuts down.
 func (c *Controller) next(ctx context.Context) bool {
@@ -116,10 +162,22 @@ func (c *Controller) next(ctx context.Context) bool {
 		return false
 	}
 	defer c.queue.Done(key)
-	res, err := c.reconcile(ctx, key)
+	res, err := c.reconcileSafely(ctx, key)
+	var terr *TerminalError
 	switch {
+	case errors.Is(err, errPanicked):
+		c.queue.AddRateLimited(key) // logged and counted already
 	case err != nil && ctx.Err() != nil:
 		// Shutting down: the key is reconciled again after the restart.
+	case errors.As(err, &terr):
+		if rerr := c.recordTerminal(ctx, key, terr); rerr != nil {
+			c.log.Warn("recording a terminal error failed; retrying", "key", key.String(), "err", err, "recordErr", rerr)
+			c.queue.AddRateLimited(key)
+			break
+		}
+		c.log.Info("reconcile failed for good; recorded in status", "key", key.String(),
+			"condition", terr.Condition, "reason", terr.Reason, "err", err)
+		c.queue.Forget(key)
 	case err != nil:
 		level := slog.LevelWarn
 		if resource.IsConflict(err) {
@@ -134,6 +192,29 @@ func (c *Controller) next(ctx context.Context) bool {
 		c.queue.Forget(key)
 	}
 	return true
+}
+
+// errPanicked is what a reconcile that panicked returns.
+var errPanicked = errors.New("reconcile panicked")
+
+// reconcileSafely reconciles key; a panic is recovered, logged and
+// counted, and returned as errPanicked.
+func (c *Controller) reconcileSafely(ctx context.Context, key resource.Key) (res Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.panicked(ctx, key, r)
+			err = errPanicked
+		}
+	}()
+	return c.reconcile(ctx, key)
+}
+
+// panicked logs a recovered panic with the key it concerns and the stack,
+// and counts it.
+func (c *Controller) panicked(ctx context.Context, key resource.Key, r any) {
+	n := c.panics.Add(1)
+	c.log.Log(ctx, slog.LevelError, "panic recovered; reconciling again after a backoff", "key", key.String(),
+		"panic", fmt.Sprint(r), "panics", n, "stack", string(debug.Stack()))
 }
 
 // watch feeds one source's events into the queue, resuming after the last

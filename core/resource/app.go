@@ -85,6 +85,10 @@ type AppStatus struct {
 func (a *App) GetTypeMeta() *TypeMeta { return &a.TypeMeta }
 func (a *App) GetMeta() *ObjectMeta   { return &a.Metadata }
 
+// StatusConditions returns the App's conditions, for writers that set them
+// on any kind.
+func (a *App) StatusConditions() *[]metav1.Condition { return &a.Status.Conditions }
+
 // KindApp describes the App kind.
 var KindApp = &Kind{
 	Name:      "App",

@@ -62,6 +62,10 @@ type VMStatus struct {
 func (v *VM) GetTypeMeta() *TypeMeta { return &v.TypeMeta }
 func (v *VM) GetMeta() *ObjectMeta   { return &v.Metadata }
 
+// StatusConditions returns the VM's conditions, for writers that set them
+// on any kind.
+func (v *VM) StatusConditions() *[]metav1.Condition { return &v.Status.Conditions }
+
 // KindVM describes the VM kind.
 var KindVM = &Kind{
 	Name:       "VM",
