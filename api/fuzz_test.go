@@ -27,6 +27,19 @@ func FuzzRequestDecoding(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s.method, s.path, s.body)
 	}
+	// Every kind's body on every kind's write paths: a body of one kind on
+	// another's path once panicked the handler.
+	writes := []struct{ method, path string }{
+		{"POST", "/api/v1alpha1/app"}, {"PUT", "/api/v1alpha1/app"}, {"PUT", "/api/v1alpha1/app/status"},
+		{"POST", "/api/v1alpha1/namespaces/default/vms"}, {"PUT", "/api/v1alpha1/namespaces/default/vms/demo"},
+		{"PUT", "/api/v1alpha1/namespaces/default/vms/demo/status"},
+		{"POST", "/api/v1alpha1/namespaces/default/configmaps"}, {"PUT", "/api/v1alpha1/namespaces/default/configmaps/demo"},
+	}
+	for _, kind := range []string{"App", "VM", "ConfigMap", "", "Nope"} {
+		for _, w := range writes {
+			f.Add(w.method, w.path, `{"apiVersion":"paddock.dev/v1alpha1","kind":"`+kind+`","metadata":{"name":"demo"}}`)
+		}
+	}
 	srv := newServer(f)
 	f.Fuzz(func(t *testing.T, method, path, body string) {
 		if !strings.HasPrefix(path, "/") {

@@ -84,16 +84,21 @@ func EnsureToken(path string) (string, error) {
 
 // TCPGuard protects the API on a TCP listener: a Host header that is not a
 // loopback name is refused (DNS rebinding), and every request needs the
-// bearer token.
+// bearer token (the scheme's name in any case, as RFC 9110 has it). A
+// refused request's connection is closed, so a client without the token
+// cannot hold connections open.
 func TCPGuard(token string, next http.Handler) http.Handler {
-	want := []byte("Bearer " + token)
+	want := []byte(token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !loopbackHost(r.Host) {
+			w.Header().Set("Connection", "close")
 			writeProblem(w, newProblem(resource.ReasonForbidden,
 				fmt.Sprintf("host %q is refused: address the API as 127.0.0.1, [::1] or localhost", r.Host)))
 			return
 		}
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+		scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), want) != 1 {
+			w.Header().Set("Connection", "close")
 			w.Header().Set("WWW-Authenticate", `Bearer realm="paddock"`)
 			writeProblem(w, newProblem(resource.ReasonUnauthorized,
 				"a valid bearer token is required: send 'Authorization: Bearer TOKEN' with the token in the file that 'paddock service paths token' names"))

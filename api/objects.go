@@ -213,6 +213,9 @@ func respond[T resource.Object](obj resource.Object, err error) (*objectOutput[T
 }
 
 func (s *Server) create(ctx context.Context, k *resource.Kind, ns string, obj resource.Object) (resource.Object, error) {
+	if err := kindMatches(k, obj); err != nil {
+		return nil, err
+	}
 	m := obj.GetMeta()
 	if k.Namespaced {
 		if err := resource.ValidateNamespace(ns); err != nil {
@@ -231,6 +234,9 @@ func (s *Server) create(ctx context.Context, k *resource.Kind, ns string, obj re
 
 func (s *Server) replace(ctx context.Context, key resource.Key, obj resource.Object, status bool) (resource.Object, error) {
 	k, _ := resource.KindOf(key.Kind)
+	if err := kindMatches(k, obj); err != nil {
+		return nil, err
+	}
 	m := obj.GetMeta()
 	if m.Name == "" {
 		m.Name = key.Name
@@ -257,6 +263,23 @@ func (s *Server) patch(ctx context.Context, key resource.Key, contentType string
 			"a patch must be sent as Content-Type: %s (RFC 7386), not %q", wire.MergePatchType, contentType)
 	}
 	return s.store.Patch(ctx, key, body, status)
+}
+
+// kindMatches refuses a body whose kind is not the kind of its path.
+func kindMatches(k *resource.Kind, obj resource.Object) error {
+	got := obj.GetTypeMeta().Kind
+	if got == k.Name {
+		return nil
+	}
+	msg := fmt.Sprintf("the body's kind is %q but this path takes %s objects: send kind %q, or send the body to the %s path", got, k.Name, k.Name, got)
+	if got == "" {
+		msg = fmt.Sprintf("the body has no kind: this path takes %s objects, so send \"kind\": %q", k.Name, k.Name)
+	}
+	return &resource.Error{
+		Reason:  resource.ReasonInvalid,
+		Message: msg,
+		Fields:  []resource.FieldError{{Field: "kind", Message: fmt.Sprintf("must be %q", k.Name)}},
+	}
 }
 
 func pathMismatch(k *resource.Kind, field, body, path string) error {

@@ -10,7 +10,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 	"github.com/go-chi/chi/v5"
-	"github.com/go-chi/chi/v5/middleware"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"paddock.dev/paddock/core/buildinfo"
@@ -37,6 +36,9 @@ type Server struct {
 	ready  func() error
 	router chi.Router
 	api    huma.API
+	// handler is the router behind the request id, panic and query
+	// guards.
+	handler http.Handler
 }
 
 // New returns a server over cfg.Store.
@@ -48,7 +50,8 @@ func New(cfg Config) *Server {
 		cfg.Ready = func() error { return nil }
 	}
 	router := chi.NewMux()
-	router.Use(middleware.Recoverer)
+	router.NotFound(notFound)
+	router.MethodNotAllowed(methodNotAllowed)
 
 	hc := huma.DefaultConfig("Paddock API", resource.APIVersion)
 	hc.Info.Description = "Desired state for Paddock's App, VMs and ConfigMaps. " +
@@ -64,6 +67,7 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{store: cfg.Store, log: cfg.Logger, ready: cfg.Ready, router: router}
 	s.api = humachi.New(router, hc)
+	s.handler = withRequestID(newRequestIDs(), recoverPanics(cfg.Logger, strictQuery(router)))
 
 	s.registerHealth()
 	for _, k := range resource.Kinds() {
@@ -81,7 +85,7 @@ func New(cfg Config) *Server {
 }
 
 // Handler returns the HTTP handler of the API.
-func (s *Server) Handler() http.Handler { return s.router }
+func (s *Server) Handler() http.Handler { return s.handler }
 
 // OpenAPI returns the API's OpenAPI document.
 func (s *Server) OpenAPI() *huma.OpenAPI { return s.api.OpenAPI() }

@@ -1,6 +1,8 @@
 package resource
 
 import (
+	"encoding/json"
+	"fmt"
 	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -60,4 +62,37 @@ func TruncateMessage(s string) string {
 		n++
 	}
 	return s
+}
+
+// ValidateStatus checks the conditions of a status as a status write
+// carries it (the JSON of the object's status field): every condition has
+// a type, unique among them, and a status of True, False or Unknown.
+func ValidateStatus(key Key, status json.RawMessage) error {
+	var st struct {
+		Conditions []metav1.Condition `json:"conditions"`
+	}
+	if len(status) == 0 || json.Unmarshal(status, &st) != nil {
+		return nil // the object's own decoding reports a malformed status
+	}
+	var errs []FieldError
+	seen := map[string]bool{}
+	for i, c := range st.Conditions {
+		field := fmt.Sprintf("status.conditions[%d]", i)
+		switch {
+		case c.Type == "":
+			errs = append(errs, FieldError{field + ".type", "is required"})
+		case seen[c.Type]:
+			errs = append(errs, FieldError{field + ".type", fmt.Sprintf("%q appears twice: a condition type appears once", c.Type)})
+		}
+		seen[c.Type] = true
+		switch c.Status {
+		case metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionUnknown:
+		default:
+			errs = append(errs, FieldError{field + ".status", fmt.Sprintf("is %q: must be True, False or Unknown", c.Status)})
+		}
+	}
+	if len(errs) > 0 {
+		return Invalid(key, errs)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -246,6 +247,11 @@ func kindOf(obj resource.Object) (*resource.Kind, error) {
 	k, ok := resource.KindOf(name)
 	if !ok {
 		return nil, resource.Errorf(resource.ReasonBadRequest, "unknown kind %q", name)
+	}
+	if reflect.TypeOf(k.New()) != reflect.TypeOf(obj) {
+		return nil, &resource.Error{Reason: resource.ReasonInvalid,
+			Message: fmt.Sprintf("the object says kind %q but is not a %s", name, name),
+			Fields:  []resource.FieldError{{Field: "kind", Message: "does not match the object"}}}
 	}
 	return k, nil
 }

@@ -207,6 +207,9 @@ func (s *DB) updateStatus(ctx context.Context, k *resource.Kind, obj resource.Ob
 	if err != nil {
 		return nil, err
 	}
+	if err := resource.ValidateStatus(key, status); err != nil {
+		return nil, err
+	}
 	updated, err := withField(k, old, "status", status)
 	if err != nil {
 		return nil, err
