@@ -52,8 +52,8 @@ type VMSpec struct {
 // VMStatus is what the VM's controller reports.
 type VMStatus struct {
 	TemplateConfigMap               string             `json:"templateConfigMap,omitempty" doc:"The ConfigMap holding the VM's own validated copy of its template."`
-	ObservedTemplateResourceVersion string             `json:"observedTemplateResourceVersion,omitempty" doc:"Revision of the template copy the VM last started with."`
-	RestartNeeded                   bool               `json:"restartNeeded,omitempty"`
+	ObservedTemplateResourceVersion string             `json:"observedTemplateResourceVersion,omitempty" doc:"Revision of the template copy the VM's machine is configured with; a running VM started with it."`
+	RestartNeeded                   bool               `json:"restartNeeded,omitempty" doc:"True while the VM runs an older template copy than its own, until the restart the controller makes for it stops it."`
 	RestartCount                    int                `json:"restartCount,omitempty" doc:"Goes up by one each time Running becomes True."`
 	Accelerator                     string             `json:"accelerator,omitempty" doc:"How the VM's CPU runs: kvm, hvf, tcg (emulation; slow) or another driver's name."`
 	Conditions                      []metav1.Condition `json:"conditions,omitempty"`

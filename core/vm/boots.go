@@ -2,35 +2,61 @@ package vm
 
 import (
 	"context"
+	"errors"
 
 	"paddock.dev/paddock/core/resource"
 )
 
+// errBootLost is a boot's outcome when following it broke off (a bug in
+// the driver's wait, recovered by the controller runtime).
+var errBootLost = errors.New("following the boot broke off; see the daemon's log")
+
+// boot is a start that is being followed to Running.
+type boot struct {
+	cancel context.CancelFunc
+	done   bool
+	err    error
+}
+
 // follow waits, beside the reconciles, for the machine of the VM at key to
 // boot, records how it ended, and enqueues the VM to report it. The wait
 // belongs to the controller's run, not to one reconcile.
-func (c *Controller) follow(key resource.Key, templateRV string) {
+func (c *Controller) follow(key resource.Key) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if b, ok := c.boots[key.Name]; ok && !b.done {
 		return
 	}
-	ctx, cancel := context.WithCancel(c.ctx)
-	b := &boot{cancel: cancel, templateRV: templateRV}
+	ctx, cancel := context.WithCancel(context.Background())
+	b := &boot{cancel: cancel}
+	started := c.ctrl.Go(key, func(run context.Context) {
+		defer context.AfterFunc(run, cancel)()
+		c.waitBoot(ctx, key.Name, b)
+		// A boot that was let go (the VM stopped or is gone, or the daemon
+		// stops) enqueues it too; its reconcile finds nothing to do.
+		c.ctrl.Enqueue(key)
+	})
+	if !started {
+		cancel() // the controller stops; its next run looks at the machine afresh
+		return
+	}
 	c.boots[key.Name] = b
-	go func() {
-		err := c.driver.WaitRunning(ctx, key.Name)
-		cancelled := ctx.Err() != nil
-		cancel()
+}
+
+// waitBoot waits for the boot and records its outcome in b, whatever way
+// the wait ends.
+func (c *Controller) waitBoot(ctx context.Context, name string, b *boot) {
+	err := errBootLost
+	defer func() {
+		b.cancel()
 		c.mu.Lock()
 		b.done, b.err = true, err
 		c.mu.Unlock()
-		// A cancelled boot was let go by a reconcile (or the shutdown),
-		// which does not wait for word of it.
-		if !cancelled {
-			c.ctrl.Enqueue(key)
-		}
 	}()
+	err = c.driver.WaitRunning(ctx, name)
+	if ctx.Err() != nil {
+		err = nil // a boot let go says nothing of how it went; the reconcile looks at the machine
+	}
 }
 
 // bootOf returns a copy of the VM's boot, or nil.
@@ -45,7 +71,8 @@ func (c *Controller) bootOf(name string) *boot {
 	return &cp
 }
 
-// cancelBoot stops following a boot (the machine is stopped or deleted).
+// cancelBoot stops following a boot (the machine is stopped or deleted),
+// or forgets one that ended.
 func (c *Controller) cancelBoot(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -55,31 +82,8 @@ func (c *Controller) cancelBoot(name string) {
 	}
 }
 
-// clearBoot forgets a finished boot; failedGen, when not zero, is the
-// generation whose start failed, which is not retried until the VM changes.
-func (c *Controller) clearBoot(name string, failedGen int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.boots, name)
-	if failedGen != 0 {
-		c.failed[name] = failedGen
-	} else {
-		delete(c.failed, name)
-	}
-}
-
-func (c *Controller) startFailed(name string, gen int64) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	g, ok := c.failed[name]
-	return ok && g == gen
-}
-
 // forget drops everything kept about a VM that is gone.
 func (c *Controller) forget(name string) {
 	c.cancelBoot(name)
 	c.cancelExit(name)
-	c.mu.Lock()
-	delete(c.failed, name)
-	c.mu.Unlock()
 }

@@ -36,19 +36,9 @@ type Controller struct {
 	log    *slog.Logger
 	ctrl   *controller.Controller
 
-	mu     sync.Mutex
-	boots  map[string]*boot      // boots in flight or finished, by VM name
-	exits  map[string]*exitWatch // waits for running machines to stop, by VM name
-	failed map[string]int64      // generation whose start failed, by VM name
-	ctx    context.Context       // the controller's run, which boots and waits outlive reconciles in
-}
-
-// boot is a start that is being followed to Running.
-type boot struct {
-	cancel     context.CancelFunc
-	done       bool
-	err        error
-	templateRV string // the template copy's revision the machine boots with
+	mu    sync.Mutex
+	boots map[string]*boot      // boots in flight or finished, by VM name
+	exits map[string]*exitWatch // waits for running machines to stop, by VM name
 }
 
 // New returns the VM controller.
@@ -60,32 +50,24 @@ func New(st store.Store, d Driver, opts Options) *Controller {
 		opts.Logger = slog.Default()
 	}
 	c := &Controller{store: st, driver: d, grace: opts.StopGrace, log: opts.Logger.With("controller", "vm"),
-		boots: map[string]*boot{}, exits: map[string]*exitWatch{}, failed: map[string]int64{}}
+		boots: map[string]*boot{}, exits: map[string]*exitWatch{}}
 	c.ctrl = controller.New("vm", st, c.reconcile, controller.Options{Workers: 4, Logger: opts.Logger}).
 		Watches(resource.KindVM, controller.Self).
 		Watches(resource.KindConfigMap, controller.ControllerOwner(resource.KindVM))
 	return c
 }
 
-// Run reconciles until ctx ends. Machines keep running: Shutdown stops them.
-func (c *Controller) Run(ctx context.Context) {
-	c.mu.Lock()
-	c.ctx = ctx
-	c.mu.Unlock()
-	c.ctrl.Run(ctx)
-}
+// Run reconciles until ctx ends, and returns once the boots and running
+// machines it followed are let go. Machines keep running: Shutdown stops
+// them.
+func (c *Controller) Run(ctx context.Context) { c.ctrl.Run(ctx) }
+
+// Panics is how many panics the controller recovered from.
+func (c *Controller) Panics() int64 { return c.ctrl.Panics() }
 
 // Shutdown stops every running machine gracefully, all at once, within
-// bound; what does not stop in time is killed.
+// bound; what does not stop in time is killed. Call it after Run returned.
 func (c *Controller) Shutdown(ctx context.Context, bound time.Duration) error {
-	c.mu.Lock()
-	for _, b := range c.boots {
-		b.cancel()
-	}
-	for _, w := range c.exits {
-		w.cancel()
-	}
-	c.mu.Unlock()
 	names, err := c.driver.Running()
 	if err != nil || len(names) == 0 {
 		return err
@@ -115,10 +97,9 @@ func (c *Controller) reconcile(ctx context.Context, key resource.Key) (controlle
 	}
 	tmpl, err := c.ensureTemplate(ctx, vm)
 	if err != nil {
-		if r := resource.ReasonOf(err); r == resource.ReasonInvalid {
-			return controller.Result{}, c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
-				setCond(st, gen, resource.VMCreated, false, resource.ReasonCreateFailed, err.Error())
-			})
+		if resource.ReasonOf(err) == resource.ReasonInvalid {
+			// Tried again once the VM or its template copy changes.
+			return controller.Result{}, controller.Terminal(vm, resource.VMCreated, resource.ReasonCreateFailed, err)
 		}
 		return controller.Result{}, err
 	}
@@ -175,10 +156,11 @@ func (c *Controller) ensureMachine(ctx context.Context, vm *resource.VM, tmpl *r
 		}
 	}
 	if err := c.driver.Create(ctx, name, []byte(tmpl.Data[resource.TemplateKey])); err != nil {
-		_ = c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
+		// Reported, and retried with backoff: the host may be short of
+		// disk for a while.
+		return true, controller.Result{}, errors.Join(err, c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
 			setCond(st, gen, resource.VMCreated, false, resource.ReasonCreateFailed, err.Error())
-		})
-		return true, controller.Result{}, err
+		}))
 	}
 	if err := c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
 		st.TemplateConfigMap = tmpl.Metadata.Name
@@ -192,6 +174,8 @@ func (c *Controller) ensureMachine(ctx context.Context, vm *resource.VM, tmpl *r
 }
 
 // ensureRunning starts, stops and restarts the machine as the VM asks.
+// status.restartNeeded is true exactly while the machine runs an older
+// template copy than the VM's (until the restart that follows stops it).
 func (c *Controller) ensureRunning(ctx context.Context, vm *resource.VM, tmpl *resource.ConfigMap) (controller.Result, error) {
 	name := vm.Metadata.Name
 	inst, err := c.driver.Inspect(name)
@@ -207,25 +191,17 @@ func (c *Controller) ensureRunning(ctx context.Context, vm *resource.VM, tmpl *r
 		case !b.done && vm.Spec.Running:
 			return controller.Result{}, nil // the boot enqueues the VM when it ends
 		case !b.done:
-			c.cancelBoot(name)
+			c.cancelBoot(name) // and the machine is stopped below
 		case b.err != nil:
-			c.clearBoot(name, vm.Metadata.Generation)
 			if err := c.driver.Stop(ctx, name, 0); err != nil {
-				return controller.Result{}, err
+				return controller.Result{}, err // the failed boot is kept for the retry
 			}
-			return controller.Result{}, c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
-				setRunning(st, gen, false, resource.ReasonStartFailed, b.err.Error())
-			})
+			c.cancelBoot(name)
+			// Tried again once the VM or its template changes, or on a
+			// restart request.
+			return controller.Result{}, controller.Terminal(vm, resource.VMRunning, resource.ReasonStartFailed, b.err)
 		default:
-			c.clearBoot(name, 0)
-			if inst.Running {
-				c.watchExit(resource.KeyOf(vm))
-				return controller.Result{}, c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
-					st.ObservedTemplateResourceVersion = b.templateRV
-					st.Accelerator = inst.Accel
-					setRunning(st, gen, true, resource.ReasonStarted, "the VM is running")
-				})
-			}
+			c.cancelBoot(name) // booted: reported below, as any running machine is
 		}
 	}
 
@@ -233,18 +209,15 @@ func (c *Controller) ensureRunning(ctx context.Context, vm *resource.VM, tmpl *r
 	case !vm.Spec.Running:
 		if inst.HostAgentAlive || inst.Running {
 			if err := c.driver.Stop(ctx, name, c.grace); err != nil {
-				_ = c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
+				return controller.Result{}, errors.Join(err, c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
 					setRunning(st, gen, false, resource.ReasonStopFailed, err.Error())
-				})
-				return controller.Result{}, err
+				}))
 			}
 		}
-		if err := c.stopped(ctx, vm, tmpl, drift, restart); err != nil {
+		if err := c.stopped(ctx, vm, tmpl); err != nil {
 			return controller.Result{}, err
 		}
 		return controller.Result{}, c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
-			st.ObservedTemplateResourceVersion = templateRV
-			st.RestartNeeded = false
 			setRunning(st, gen, false, resource.ReasonStopped, "the VM is stopped")
 		})
 
@@ -262,58 +235,69 @@ func (c *Controller) ensureRunning(ctx context.Context, vm *resource.VM, tmpl *r
 		if err := c.driver.Stop(ctx, name, c.grace); err != nil {
 			return controller.Result{}, err
 		}
-		return controller.Result{RequeueAfter: soon}, c.stopped(ctx, vm, tmpl, drift, restart)
+		return controller.Result{RequeueAfter: soon}, c.stopped(ctx, vm, tmpl)
 
 	case inst.Running:
 		c.watchExit(resource.KeyOf(vm))
 		return controller.Result{}, c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
+			st.RestartNeeded = false
 			st.Accelerator = inst.Accel
 			setRunning(st, gen, true, resource.ReasonStarted, "the VM is running")
 		})
 	}
 
 	// It should run and does not.
-	if c.startFailed(name, vm.Metadata.Generation) && !restart && !drift {
-		return controller.Result{}, nil // retried once the VM or its template changes, or on a restart request
+	if controller.Failed(vm, resource.VMRunning, resource.ReasonStartFailed) && !restart && !drift {
+		return controller.Result{}, nil
 	}
 	if restart {
 		if err := c.dropAnnotation(ctx, vm, resource.AnnotationRestartRequested); err != nil {
 			return controller.Result{}, err
 		}
 	}
-	if drift && !inst.HostAgentAlive {
+	// A host agent that lives but whose VM does not run yet is booting:
+	// one that outlived the daemon is followed, not configured or started
+	// twice.
+	reconfigure := drift && !inst.HostAgentAlive
+	if reconfigure {
 		if err := c.driver.Reconfigure(ctx, name, []byte(tmpl.Data[resource.TemplateKey])); err != nil {
 			return controller.Result{}, err
 		}
 	}
 	if err := c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
+		if reconfigure {
+			st.ObservedTemplateResourceVersion = templateRV
+		}
+		st.RestartNeeded = false
 		setRunning(st, gen, false, resource.ReasonStarting, "booting the VM")
 	}); err != nil {
 		return controller.Result{}, err
 	}
-	// A host agent that lives but whose VM does not run yet is booting:
-	// one that outlived the daemon is followed, not started twice.
 	if !inst.HostAgentAlive {
 		if err := c.driver.Start(ctx, name); err != nil {
-			c.clearBoot(name, vm.Metadata.Generation)
-			return controller.Result{}, c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
-				setRunning(st, gen, false, resource.ReasonStartFailed, err.Error())
-			})
+			return controller.Result{}, controller.Terminal(vm, resource.VMRunning, resource.ReasonStartFailed, err)
 		}
 	}
-	c.follow(resource.KeyOf(vm), templateRV)
+	c.follow(resource.KeyOf(vm))
 	return controller.Result{}, nil
 }
 
-// stopped finishes with a machine that was stopped: it takes a changed
-// template, and a restart request is served.
-func (c *Controller) stopped(ctx context.Context, vm *resource.VM, tmpl *resource.ConfigMap, drift, restart bool) error {
-	if drift {
+// stopped finishes with a machine that is stopped: it takes the VM's
+// template copy if that changed, which status records, and a restart
+// request is served.
+func (c *Controller) stopped(ctx context.Context, vm *resource.VM, tmpl *resource.ConfigMap) error {
+	if vm.Status.ObservedTemplateResourceVersion != tmpl.Metadata.ResourceVersion {
 		if err := c.driver.Reconfigure(ctx, vm.Metadata.Name, []byte(tmpl.Data[resource.TemplateKey])); err != nil {
 			return err
 		}
 	}
-	if restart {
+	if err := c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
+		st.ObservedTemplateResourceVersion = tmpl.Metadata.ResourceVersion
+		st.RestartNeeded = false
+	}); err != nil {
+		return err
+	}
+	if _, restart := vm.Metadata.Annotations[resource.AnnotationRestartRequested]; restart {
 		return c.dropAnnotation(ctx, vm, resource.AnnotationRestartRequested)
 	}
 	return nil

@@ -6,8 +6,12 @@
 // into a ConfigMap the VM owns (resource.TemplateName); the copy is what the
 // VM is created and restarted from. Created and Running carry the reasons
 // of resource.Reason*; status.restartCount rises each time Running becomes
-// True; status.observedTemplateResourceVersion names the copy the VM last
-// started from (or, stopped, was configured with).
+// True; status.observedTemplateResourceVersion names the copy the machine
+// is configured with (running, the one it started from), and
+// status.restartNeeded is true while a running machine has an older one.
+// A start that fails is a terminal error: recorded in the Running
+// condition (StartFailed) for the VM's generation, and tried again only
+// when the VM or its template copy changes, or on a restart request.
 //
 // Boots and running machines are followed beside the reconciles: a boot
 // until it ends (boots.go), a running machine until its processes exit

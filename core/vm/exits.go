@@ -24,11 +24,11 @@ func (c *Controller) watchExit(key resource.Key) {
 	if _, ok := c.exits[key.Name]; ok {
 		return
 	}
-	ctx, cancel := context.WithCancel(c.ctx)
+	ctx, cancel := context.WithCancel(context.Background())
 	w := &exitWatch{cancel: cancel}
-	c.exits[key.Name] = w
-	go func() {
-		defer cancel()
+	started := c.ctrl.Go(key, func(run context.Context) {
+		defer context.AfterFunc(run, cancel)()
+		defer c.endExit(key.Name, w)
 		err := c.driver.WaitStopped(ctx, key.Name)
 		if err != nil && ctx.Err() == nil {
 			c.log.Warn("cannot watch a VM's processes; looking again later", "vm", key.Name, "retry", watchRetry, "err", err)
@@ -37,17 +37,31 @@ func (c *Controller) watchExit(key resource.Key) {
 			case <-time.After(watchRetry):
 			}
 		}
-		c.mu.Lock()
-		if c.exits[key.Name] == w {
-			delete(c.exits, key.Name)
-		}
-		c.mu.Unlock()
-		// A cancelled wait was let go (the VM is gone, or the daemon
+		// Forgotten before the VM is enqueued, whose reconcile may watch
+		// anew. A cancelled wait was let go (the VM is gone, or the daemon
 		// stops), which does not wait for word of it.
-		if ctx.Err() == nil {
+		letGo := ctx.Err() != nil
+		c.endExit(key.Name, w)
+		if !letGo {
 			c.ctrl.Enqueue(key)
 		}
-	}()
+	})
+	if !started {
+		cancel()
+		return
+	}
+	c.exits[key.Name] = w
+}
+
+// endExit forgets the VM's wait w once it returns, unless another
+// replaced it.
+func (c *Controller) endExit(name string, w *exitWatch) {
+	w.cancel()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.exits[name] == w {
+		delete(c.exits, name)
+	}
 }
 
 // cancelExit lets go of the VM's wait for its machine to stop.
