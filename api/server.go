@@ -27,6 +27,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Ready reports why the daemon cannot serve yet, or nil once it can.
 	Ready func() error
+	// VMAccess hands out VM machines' ssh parameters and logs; without it
+	// those endpoints answer that the daemon runs no VM driver.
+	VMAccess VMAccess
 }
 
 // Server serves the REST API.
@@ -34,6 +37,7 @@ type Server struct {
 	store  store.Store
 	log    *slog.Logger
 	ready  func() error
+	access VMAccess
 	router chi.Router
 	api    huma.API
 	// handler is the router behind the request id, panic and query
@@ -65,7 +69,7 @@ func New(cfg Config) *Server {
 	}); ok {
 		r.RegisterTypeAlias(reflect.TypeFor[metav1.Time](), reflect.TypeFor[time.Time]())
 	}
-	s := &Server{store: cfg.Store, log: cfg.Logger, ready: cfg.Ready, router: router}
+	s := &Server{store: cfg.Store, log: cfg.Logger, ready: cfg.Ready, access: cfg.VMAccess, router: router}
 	s.api = humachi.New(router, hc)
 	s.handler = withRequestID(newRequestIDs(), recoverPanics(cfg.Logger, strictQuery(router)))
 
@@ -77,6 +81,7 @@ func New(cfg Config) *Server {
 		case resource.KindVM:
 			registerObject[*resource.VM](s, k)
 			s.registerVMActions()
+			s.registerVMAccess()
 		case resource.KindConfigMap:
 			registerObject[*resource.ConfigMap](s, k)
 		}

@@ -145,7 +145,7 @@ func runDaemon(ctx context.Context, cfg daemonConfig) error {
 	var controllers sync.WaitGroup
 	controllers.Go(func() { vms.Run(ctrlCtx) })
 
-	srv := api.New(api.Config{Store: st, Logger: log})
+	srv := api.New(api.Config{Store: st, Logger: log, VMAccess: driver.d})
 	handler := srv.Handler()
 	if tcpAddr != "" {
 		token, err := api.EnsureToken(p.Token)

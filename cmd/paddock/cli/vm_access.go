@@ -1,39 +1,30 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strings"
-	"time"
+	"os/signal"
+	"slices"
+	"syscall"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/yaml"
 
+	"paddock.dev/paddock/api/client"
 	"paddock.dev/paddock/core/resource"
 )
-
-// instanceDir is where Lima keeps a VM's machine: its SSH configuration
-// and its host agent's logs.
-func (c *cli) instanceDir(name string) (string, error) {
-	p, err := c.Paths()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(p.LimaHome, name), nil
-}
 
 func newVMShellCmd(c *cli) *cobra.Command {
 	var sc scope
 	cmd := &cobra.Command{
 		Use:   "shell NAME [COMMAND [ARG...]]",
 		Short: "Open a shell in a running VM, or run a command there",
+		Long: `Open a shell in a running VM, or run a command there, over ssh with the
+parameters the daemon hands out. The command's exit code is this one's.`,
 		Example: `  paddock vm shell dev
   paddock vm shell dev uname -a
   paddock vm shell dev -- ls -l /`,
@@ -49,26 +40,10 @@ func newVMShellCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			obj, err := cl.Get(cmd.Context(), resource.KindVM, sc.ns(resource.KindVM), name)
-			if err != nil {
+			ssh, err := cl.Shell(cmd.Context(), sc.ns(resource.KindVM), name, args[1:])
+			if err != nil { // a VM not running is a Conflict that says how to start it
 				return err
 			}
-			if !meta.IsStatusConditionTrue(obj.(*resource.VM).Status.Conditions, resource.VMRunning) {
-				return fmt.Errorf("vm %s is not running: start it with 'paddock vm start %s'", name, name)
-			}
-			dir, err := c.instanceDir(name)
-			if err != nil {
-				return err
-			}
-			sshArgs := []string{"-F", filepath.Join(dir, "ssh.config")}
-			if len(args) == 1 {
-				sshArgs = append(sshArgs, "-t")
-			}
-			sshArgs = append(sshArgs, "lima-"+name)
-			if len(args) > 1 {
-				sshArgs = append(sshArgs, "--", shellJoin(args[1:]))
-			}
-			ssh := exec.CommandContext(cmd.Context(), "ssh", sshArgs...)
 			ssh.Stdin, ssh.Stdout, ssh.Stderr = os.Stdin, c.stdout, c.stderr
 			err = ssh.Run()
 			var exit *exec.ExitError
@@ -84,61 +59,46 @@ func newVMShellCmd(c *cli) *cobra.Command {
 	return cmd
 }
 
-// shellJoin quotes args for the guest's shell.
-func shellJoin(args []string) string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = shellQuote(a)
-	}
-	return strings.Join(out, " ")
-}
-
 func newVMLogsCmd(c *cli) *cobra.Command {
-	var follow, stdout bool
+	var sc scope
+	var follow bool
+	var stream string
 	cmd := &cobra.Command{
 		Use:   "logs NAME",
-		Short: "Print a VM's host agent log (--stdout: its events)",
-		Args:  exactArgs(1),
+		Short: "Print a VM's host agent log, its events, or the guest's console",
+		Long: `Print one of a VM's logs, read through the daemon: --stream stderr (the
+default) is the host agent's log, stdout its events (JSON lines), serial
+the guest's console. --follow keeps printing what is written until
+interrupted.`,
+		Example: `  paddock vm logs dev
+  paddock vm logs dev --stream serial -f`,
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := c.instanceDir(args[0])
+			if !slices.Contains(resource.VMLogStreams(), resource.VMLogStream(stream)) {
+				return usageError("--stream must be stderr, stdout or serial, got %q", stream)
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			cl, err := c.Client(ctx)
 			if err != nil {
 				return err
 			}
-			file := filepath.Join(dir, "ha.stderr.log")
-			if stdout {
-				file = filepath.Join(dir, "ha.stdout.log")
-			}
-			f, err := os.Open(file)
-			if errors.Is(err, os.ErrNotExist) {
-				return fmt.Errorf("vm %s has no log yet: it was never started", args[0])
-			}
+			r, err := cl.Logs(ctx, sc.ns(resource.KindVM), args[0], client.LogOptions{Stream: resource.VMLogStream(stream), Follow: follow})
 			if err != nil {
 				return err
 			}
-			defer f.Close()
-			if _, err := io.Copy(c.stdout, f); err != nil || !follow {
-				return err
+			defer r.Close()
+			_, err = io.Copy(c.stdout, r)
+			if ctx.Err() != nil {
+				return nil // interrupted while following: that is how it ends
 			}
-			return followFile(cmd.Context(), f, c.stdout)
+			return err
 		},
 	}
+	sc.addFlags(cmd, false)
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing what is written")
-	cmd.Flags().BoolVar(&stdout, "stdout", false, "the host agent's events instead of its log")
+	cmd.Flags().StringVar(&stream, "stream", string(resource.VMLogHostAgent), "which log: stderr (host agent), stdout (its events) or serial (the guest's console)")
 	return cmd
-}
-
-// followFile copies what is appended to f until ctx ends.
-func followFile(ctx context.Context, f *os.File, w io.Writer) error {
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(250 * time.Millisecond):
-		}
-		if _, err := io.Copy(w, f); err != nil {
-			return err
-		}
-	}
 }
 
 func newVMParamsCmd(c *cli) *cobra.Command {

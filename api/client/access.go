@@ -1,0 +1,89 @@
+package client
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"strconv"
+	"strings"
+
+	"paddock.dev/paddock/api/wire"
+	"paddock.dev/paddock/core/resource"
+)
+
+// SSH returns how to reach the running VM ns/name over ssh, as the daemon
+// hands it out; a VM that does not run is a Conflict.
+func (c *Client) SSH(ctx context.Context, ns, name string) (resource.VMSSH, error) {
+	var out resource.VMSSH
+	path := wire.ObjectPath(resource.KindVM, namespaceOf(resource.KindVM, ns), name) + "/ssh"
+	return out, c.do(ctx, http.MethodGet, path, "", nil, &out)
+}
+
+// LogOptions select a VM's log and how to read it.
+type LogOptions struct {
+	// Stream is the log; the host agent's (resource.VMLogHostAgent) when
+	// empty.
+	Stream resource.VMLogStream
+	// Follow keeps the log open: the reader delivers what is written to
+	// it until ctx ends, it is closed, or the daemon stops.
+	Follow bool
+}
+
+// Logs returns the log of the VM ns/name's machine. Close it when done.
+func (c *Client) Logs(ctx context.Context, ns, name string, opts LogOptions) (io.ReadCloser, error) {
+	q := url.Values{}
+	if opts.Stream != "" {
+		q.Set("stream", string(opts.Stream))
+	}
+	if opts.Follow {
+		q.Set("follow", "true")
+	}
+	path := wire.ObjectPath(resource.KindVM, namespaceOf(resource.KindVM, ns), name) + "/logs?" + q.Encode()
+	resp, err := c.send(ctx, http.MethodGet, path, "", nil, "text/plain")
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 300 {
+		defer resp.Body.Close()
+		return nil, problemOf(resp)
+	}
+	return resp.Body, nil
+}
+
+// Shell returns the ssh command that opens a login shell in the running VM
+// ns/name or, when command is given, runs it there, with the parameters
+// the daemon hands out. The caller connects its standard streams and runs
+// it; the command's exit code is ssh's, which is the remote command's.
+func (c *Client) Shell(ctx context.Context, ns, name string, command []string) (*exec.Cmd, error) {
+	p, err := c.SSH(ctx, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	return exec.CommandContext(ctx, "ssh", SSHArgs(p, command)...), nil
+}
+
+// SSHArgs returns the arguments of ssh that reach the machine p describes
+// and run command there (a terminal's login shell when empty). No ssh
+// configuration of the user's is read: p says everything.
+func SSHArgs(p resource.VMSSH, command []string) []string {
+	args := []string{"-F", "/dev/null"}
+	for _, o := range p.Options {
+		args = append(args, "-o", o)
+	}
+	args = append(args, "-i", p.IdentityFile, "-p", strconv.Itoa(p.Port), "-l", p.User)
+	if len(command) == 0 {
+		return append(args, "-t", p.Host)
+	}
+	return append(args, p.Host, "--", shellJoin(command))
+}
+
+// shellJoin quotes args for the guest's POSIX shell.
+func shellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
+}
