@@ -1,0 +1,221 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"paddock.dev/paddock/core/controller"
+	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/core/store"
+)
+
+// VMName is the name of the App's VM, in the App's namespace.
+const VMName = "app"
+
+// Requeue delays: what no watch reports (the engine answering) is looked
+// at again after these.
+const (
+	// engineRetry is how soon an engine that did not answer yet is asked
+	// again while its VM runs.
+	engineRetry = time.Second
+	// engineRecheck is how often an engine that answered is asked again,
+	// so that an engine that died inside a running VM is noticed.
+	engineRecheck = 30 * time.Second
+	// templateRetry is how soon a template that could not be rendered (no
+	// image yet) is tried again.
+	templateRetry = 10 * time.Second
+	// goneRetry is how soon a deletion waited for is looked at again.
+	goneRetry = time.Second
+)
+
+// Template renders the complete Lima template of the App's VM, for this
+// instance, running engine (resource.EngineMoby or EngineContainerd).
+type Template interface {
+	Render(engine string) ([]byte, error)
+}
+
+// Engine reaches a container engine through the socket its VM forwards to
+// the host: Docker's /_ping for moby, the version call for containerd. It
+// returns what answered, for the condition's message.
+type Engine interface {
+	Ping(ctx context.Context, engine string) (string, error)
+}
+
+// HostContext is the host's pointer at the engine: a docker context named
+// after the instance. Use makes it (current only where the current one is
+// missing or unreachable); Remove takes back what Use did.
+type HostContext interface {
+	Use(ctx context.Context, engine string) error
+	Remove(ctx context.Context) error
+}
+
+// Options are the controller's parts.
+type Options struct {
+	Template Template
+	Engine   Engine
+	// Context, when set, keeps the host's docker context.
+	Context HostContext
+	Logger  *slog.Logger
+}
+
+// Controller reconciles the App.
+type Controller struct {
+	store store.Store
+	opts  Options
+	log   *slog.Logger
+	ctrl  *controller.Controller
+}
+
+// New returns the App controller.
+func New(st store.Store, opts Options) *Controller {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	c := &Controller{store: st, opts: opts, log: opts.Logger.With("controller", "app")}
+	c.ctrl = controller.New("app", st, c.reconcile, controller.Options{Logger: opts.Logger}).
+		Watches(resource.KindApp, controller.Self).
+		Watches(resource.KindVM, controller.ControllerOwner(resource.KindApp)).
+		Watches(resource.KindConfigMap, controller.ControllerOwner(resource.KindApp))
+	return c
+}
+
+// Run reconciles until ctx ends.
+func (c *Controller) Run(ctx context.Context) { c.ctrl.Run(ctx) }
+
+func vmKey(app *resource.App) resource.Key {
+	return resource.Key{Kind: resource.KindVM.Name, Namespace: app.Spec.Namespace, Name: VMName}
+}
+
+func (c *Controller) reconcile(ctx context.Context, key resource.Key) (controller.Result, error) {
+	obj, err := c.store.Get(ctx, key)
+	if resource.IsNotFound(err) {
+		return controller.Result{}, nil
+	}
+	if err != nil {
+		return controller.Result{}, err
+	}
+	app := obj.(*resource.App)
+	if app.Metadata.Terminating() {
+		return c.finalize(ctx, app)
+	}
+	if !app.Metadata.HasFinalizer(resource.FinalizerCleanup) {
+		return controller.Result{}, controller.EnsureFinalizer(ctx, c.store, key, resource.FinalizerCleanup)
+	}
+
+	src, err := c.ensureTemplate(ctx, app)
+	var vm *resource.VM
+	if err == nil {
+		vm, err = c.ensureVM(ctx, app, src)
+	}
+	var blocked *blockedError
+	if errors.As(err, &blocked) {
+		// Retrying at once will not help (no image yet, a foreign VM in the
+		// way, a spec the driver refuses): recorded in status and looked
+		// at again later, or when the App changes.
+		if vm == nil {
+			if vm, err = c.ownedVM(ctx, app); err != nil && !errors.As(err, new(*blockedError)) {
+				return controller.Result{}, err
+			}
+		}
+		return controller.Result{RequeueAfter: templateRetry}, c.writeStatus(ctx, app, vm, engineState{}, blocked)
+	}
+	if err != nil {
+		return controller.Result{}, err
+	}
+	if err := c.dropOldTemplates(ctx, app, src.Metadata.Name); err != nil {
+		return controller.Result{}, err
+	}
+	engine := c.checkEngine(ctx, app, vm)
+	if err := c.keepContext(ctx, app, engine); err != nil {
+		return controller.Result{}, err
+	}
+	if err := c.writeStatus(ctx, app, vm, engine, nil); err != nil {
+		return controller.Result{}, err
+	}
+	switch {
+	case vm == nil || vm.Metadata.Terminating():
+		return controller.Result{RequeueAfter: goneRetry}, nil
+	case engine.probed && !engine.ready:
+		return controller.Result{RequeueAfter: engineRetry}, nil
+	case engine.ready:
+		return controller.Result{RequeueAfter: engineRecheck}, nil
+	}
+	return controller.Result{}, nil
+}
+
+// ownedVM returns the App's VM, nil when it does not exist. A VM of that
+// name that the App does not own blocks the App.
+func (c *Controller) ownedVM(ctx context.Context, app *resource.App) (*resource.VM, error) {
+	obj, err := c.store.Get(ctx, vmKey(app))
+	if resource.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	vm := obj.(*resource.VM)
+	if ref, ok := vm.Metadata.OwnerOfKind(resource.KindApp.Name); !ok || ref.UID != app.Metadata.UID {
+		if ok && vm.Metadata.Terminating() {
+			// An earlier App's VM on its way out: let it go.
+			return nil, controller.ReleaseOwned(ctx, c.store, vmKey(app), resource.KindApp)
+		}
+		return nil, &blockedError{ReasonVMNameTaken, fmt.Errorf("%s exists and is not the App's: delete it, or delete the App and choose another spec.namespace", resource.Describe(vmKey(app)))}
+	}
+	return vm, nil
+}
+
+// finalize deletes the App's VM, waits until the VM's own cleanup let it
+// go, removes the App's templates and the host's docker context, and then
+// lets the App go.
+func (c *Controller) finalize(ctx context.Context, app *resource.App) (controller.Result, error) {
+	if !app.Metadata.HasFinalizer(resource.FinalizerCleanup) {
+		return controller.Result{}, nil
+	}
+	vm, err := c.ownedVM(ctx, app)
+	if err != nil && !errors.As(err, new(*blockedError)) {
+		return controller.Result{}, err
+	}
+	if vm != nil {
+		if !vm.Metadata.Terminating() {
+			if err := controller.DeleteOwned(ctx, c.store, vmKey(app), app); err != nil {
+				return controller.Result{}, err
+			}
+		}
+		if err := controller.ReleaseOwned(ctx, c.store, vmKey(app), resource.KindApp); err != nil {
+			return controller.Result{}, err
+		}
+		// The VM's cleanup runs; its deletion wakes this controller too.
+		return controller.Result{RequeueAfter: goneRetry}, c.writeStatus(ctx, app, vm, engineState{}, nil)
+	}
+	remaining, err := c.deleteTemplates(ctx, app, "")
+	if err != nil {
+		return controller.Result{}, err
+	}
+	if remaining > 0 {
+		return controller.Result{RequeueAfter: goneRetry}, nil
+	}
+	if c.opts.Context != nil {
+		if err := c.opts.Context.Remove(ctx); err != nil {
+			return controller.Result{}, fmt.Errorf("remove the docker context: %w", err)
+		}
+	}
+	return controller.Result{}, controller.RemoveFinalizer(ctx, c.store, resource.KeyOf(app), resource.FinalizerCleanup)
+}
+
+// keepContext points the host's docker context at a running engine and
+// takes it back once the App is stopped.
+func (c *Controller) keepContext(ctx context.Context, app *resource.App, engine engineState) error {
+	if c.opts.Context == nil {
+		return nil
+	}
+	switch {
+	case engine.ready:
+		return c.opts.Context.Use(ctx, app.Spec.ContainerEngine.Name)
+	case !app.Spec.Running:
+		return c.opts.Context.Remove(ctx)
+	}
+	return nil
+}

@@ -1,0 +1,13 @@
+// Package app is the App's controller: it makes the one App object real as
+// a VM in the App's namespace, made from the App's template (rendered by
+// the platform for this instance), sized and started as the App's spec
+// says, with the container engine reachable from the host.
+//
+// The App owns its VM and its source templates (an owner reference and
+// the owned-by-App finalizer); it writes only the VM's spec fields it owns,
+// by merge patch; it mirrors the VM's Created and Running conditions,
+// reports ContainerEngineReady from a call to the engine through its
+// forwarded socket, and sums them up in Settled. Deleting the App deletes
+// the VM, waits for the VM's own cleanup, then removes the App's templates.
+// The VM's template copy is the VM's own: the App never touches it.
+package app

@@ -1,0 +1,225 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"paddock.dev/paddock/core/controller"
+	"paddock.dev/paddock/core/resource"
+)
+
+// Reasons of the App's own conditions. Settled also forwards the VM's
+// reasons (Pending, Starting, StartFailed, ...) while the VM is on its way.
+const (
+	ReasonConnected   = "Connected"
+	ReasonConnecting  = "Connecting"
+	ReasonWaiting     = "Waiting"
+	ReasonStopped     = resource.ReasonStopped
+	ReasonStopping    = "Stopping"
+	ReasonRunning     = "Running"
+	ReasonCreating    = "Creating"
+	ReasonReconciling = resource.ReasonReconciling
+	ReasonRestarting  = "Restarting"
+	ReasonDeleting    = "Deleting"
+)
+
+// pingTimeout bounds one call to the engine.
+const pingTimeout = 3 * time.Second
+
+// vmFailures are the VM's reasons that say its create, start or stop
+// failed; Settled forwards them.
+var vmFailures = []string{resource.ReasonCreateFailed, resource.ReasonStartFailed, resource.ReasonStopFailed}
+
+// engineState is what asking the engine found.
+type engineState struct {
+	probed  bool // the VM ran, so the engine was asked
+	ready   bool
+	message string
+}
+
+// current returns the VM's condition t when it speaks of the VM's current
+// generation, else nil.
+func current(vm *resource.VM, t string) *metav1.Condition {
+	c := meta.FindStatusCondition(vm.Status.Conditions, t)
+	if c == nil || c.ObservedGeneration < vm.Metadata.Generation {
+		return nil
+	}
+	return c
+}
+
+// vmUp reports whether the VM runs its current spec.
+func vmUp(vm *resource.VM) bool {
+	if vm == nil || vm.Metadata.Terminating() {
+		return false
+	}
+	c := current(vm, resource.VMRunning)
+	return c != nil && c.Status == metav1.ConditionTrue
+}
+
+// checkEngine asks the engine, through its forwarded socket, whether it
+// answers, when the App's VM runs.
+func (c *Controller) checkEngine(ctx context.Context, app *resource.App, vm *resource.VM) engineState {
+	if vm == nil || !app.Spec.Running || !vmUp(vm) {
+		return engineState{}
+	}
+	ctx, cancel := context.WithTimeout(ctx, pingTimeout)
+	defer cancel()
+	what, err := c.opts.Engine.Ping(ctx, app.Spec.ContainerEngine.Name)
+	if err != nil {
+		return engineState{probed: true, message: err.Error()}
+	}
+	return engineState{probed: true, ready: true, message: what}
+}
+
+// templateCurrent reports whether the VM runs (or, stopped, will boot) the
+// template copy it has now: the copy's revision is the one the VM last
+// started with (or, stopped, took). The App reads the copy and never
+// writes it.
+func (c *Controller) templateCurrent(ctx context.Context, vm *resource.VM) (bool, error) {
+	key := resource.Key{Kind: resource.KindConfigMap.Name, Namespace: vm.Metadata.Namespace, Name: resource.TemplateName(vm.Metadata.Name)}
+	obj, err := c.store.Get(ctx, key)
+	if resource.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return obj.GetMeta().ResourceVersion == vm.Status.ObservedTemplateResourceVersion, nil
+}
+
+// errStale ends a status write whose App changed identity meanwhile.
+var errStale = errors.New("the App was replaced")
+
+// writeStatus sets the App's conditions from its VM, the engine and what
+// blocks it, each stamped with the generation of the App this reconcile
+// acted on.
+func (c *Controller) writeStatus(ctx context.Context, app *resource.App, vm *resource.VM, engine engineState, blocked *blockedError) error {
+	fresh := false
+	if vm != nil {
+		var err error
+		if fresh, err = c.templateCurrent(ctx, vm); err != nil {
+			return err
+		}
+	}
+	gen := app.Metadata.Generation
+	_, err := controller.UpdateStatus(ctx, c.store, resource.KeyOf(app), func(a *resource.App) (bool, error) {
+		if a.Metadata.UID != app.Metadata.UID {
+			return false, errStale
+		}
+		before := slices.Clone(a.Status.Conditions)
+		conds := &a.Status.Conditions
+		if vm != nil {
+			resource.MirrorConditions(conds, gen, vm.Status.Conditions, resource.VMCreated, resource.VMRunning)
+		} else {
+			reason, msg := ReasonCreating, "creating the VM"
+			if blocked != nil {
+				reason, msg = blocked.reason, blocked.Error()
+			}
+			meta.RemoveStatusCondition(conds, resource.AppRunning)
+			set(conds, gen, resource.AppCreated, false, reason, msg)
+		}
+		set(conds, gen, resource.AppContainerEngineReady, engine.ready, engineReason(app, vm, engine), engineMessage(app, vm, engine))
+		ok, reason, msg := settled(app, vm, fresh, engine, blocked)
+		set(conds, gen, resource.AppSettled, ok, reason, msg)
+		return !reflect.DeepEqual(before, a.Status.Conditions), nil
+	})
+	return err
+}
+
+func set(conds *[]metav1.Condition, gen int64, t string, ok bool, reason, msg string) {
+	status := metav1.ConditionFalse
+	if ok {
+		status = metav1.ConditionTrue
+	}
+	resource.SetCondition(conds, gen, metav1.Condition{Type: t, Status: status, Reason: reason, Message: msg})
+}
+
+func engineReason(app *resource.App, vm *resource.VM, e engineState) string {
+	switch {
+	case e.ready:
+		return ReasonConnected
+	case e.probed:
+		return ReasonConnecting
+	case !app.Spec.Running && vm != nil && vmUp(vm):
+		return ReasonStopping
+	case !app.Spec.Running:
+		return ReasonStopped
+	}
+	return ReasonWaiting
+}
+
+func engineMessage(app *resource.App, vm *resource.VM, e engineState) string {
+	switch {
+	case e.probed:
+		return e.message
+	case !app.Spec.Running && vm != nil && vmUp(vm):
+		return "the VM is stopping"
+	case !app.Spec.Running:
+		return "the VM is stopped"
+	}
+	return "waiting for the VM to run"
+}
+
+// settled decides the Settled condition: True only when the VM runs its
+// current template and is in the terminal phase the App asks for, and the
+// engine answered for this generation; False with the reason of what is
+// still on its way or failed otherwise.
+func settled(app *resource.App, vm *resource.VM, fresh bool, engine engineState, blocked *blockedError) (bool, string, string) {
+	switch {
+	case app.Metadata.Terminating():
+		return false, ReasonDeleting, "the App is being deleted"
+	case blocked != nil:
+		return false, blocked.reason, blocked.Error()
+	case vm == nil:
+		return false, ReasonCreating, "creating the VM"
+	case vm.Metadata.Terminating():
+		return false, ReasonDeleting, "the VM is being deleted; it is made anew once it is gone"
+	}
+	for _, t := range []string{resource.VMCreated, resource.VMRunning} {
+		if c := current(vm, t); c != nil && slices.Contains(vmFailures, c.Reason) {
+			return false, c.Reason, c.Message
+		}
+	}
+	if c := current(vm, resource.VMCreated); c == nil || c.Status != metav1.ConditionTrue {
+		return false, reasonOr(c, ReasonCreating), messageOr(c, "creating the VM")
+	}
+	running := current(vm, resource.VMRunning)
+	if running == nil {
+		return false, ReasonReconciling, "waiting for the VM's controller to take the change"
+	}
+	if !app.Spec.Running {
+		if running.Status == metav1.ConditionTrue {
+			return false, ReasonStopping, "the VM is stopping"
+		}
+		return true, ReasonStopped, "the VM is stopped"
+	}
+	switch {
+	case running.Status != metav1.ConditionTrue:
+		return false, running.Reason, running.Message
+	case !fresh:
+		return false, ReasonRestarting, "the VM restarts into its new template"
+	case !engine.ready:
+		return false, ReasonConnecting, "the VM runs; waiting for " + app.Spec.ContainerEngine.Name + " to answer: " + engine.message
+	}
+	return true, ReasonRunning, "the VM runs and " + app.Spec.ContainerEngine.Name + " answers"
+}
+
+func reasonOr(c *metav1.Condition, fallback string) string {
+	if c == nil || c.Reason == "" {
+		return fallback
+	}
+	return c.Reason
+}
+
+func messageOr(c *metav1.Condition, fallback string) string {
+	if c == nil {
+		return fallback
+	}
+	return c.Message
+}

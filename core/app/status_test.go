@@ -1,0 +1,78 @@
+package app
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"paddock.dev/paddock/core/resource"
+)
+
+// TestSettledBranches walks every branch of Settled, including the short
+// passages that the controller tests cannot hold still.
+func TestSettledBranches(t *testing.T) {
+	now := time.Now()
+	vmWith := func(gen int64, created, running *metav1.Condition) *resource.VM {
+		v := &resource.VM{Metadata: resource.ObjectMeta{Name: VMName, Generation: gen}}
+		for _, c := range []*metav1.Condition{created, running} {
+			if c != nil {
+				v.Status.Conditions = append(v.Status.Conditions, *c)
+			}
+		}
+		return v
+	}
+	c := func(typ string, ok bool, reason string, gen int64) *metav1.Condition {
+		s := metav1.ConditionFalse
+		if ok {
+			s = metav1.ConditionTrue
+		}
+		return &metav1.Condition{Type: typ, Status: s, Reason: reason, Message: reason + " message", ObservedGeneration: gen}
+	}
+	created := c(resource.VMCreated, true, resource.ReasonCreated, 2)
+	up := vmWith(2, created, c(resource.VMRunning, true, resource.ReasonStarted, 2))
+	down := vmWith(2, created, c(resource.VMRunning, false, resource.ReasonStopped, 2))
+	running := &resource.App{Spec: resource.AppSpec{Running: true, ContainerEngine: resource.ContainerEngine{Name: "moby"}}}
+	stopped := &resource.App{Spec: resource.AppSpec{Running: false}}
+	deleting := &resource.App{Metadata: resource.ObjectMeta{DeletionTimestamp: &now}}
+	terminatingVM := vmWith(2, created, nil)
+	terminatingVM.Metadata.DeletionTimestamp = &now
+	answered := engineState{probed: true, ready: true}
+	silent := engineState{probed: true, message: "connection refused"}
+
+	cases := []struct {
+		name    string
+		app     *resource.App
+		vm      *resource.VM
+		fresh   bool
+		engine  engineState
+		blocked *blockedError
+		ok      bool
+		reason  string
+	}{
+		{"the App is deleted", deleting, up, true, answered, nil, false, ReasonDeleting},
+		{"blocked", running, nil, false, engineState{}, &blockedError{ReasonTemplateFailed, errors.New("no image")}, false, ReasonTemplateFailed},
+		{"no VM yet", running, nil, false, engineState{}, nil, false, ReasonCreating},
+		{"the VM is deleted", running, terminatingVM, false, engineState{}, nil, false, ReasonDeleting},
+		{"create failed, forwarded", running, vmWith(2, c(resource.VMCreated, false, resource.ReasonCreateFailed, 2), nil), false, engineState{}, nil, false, resource.ReasonCreateFailed},
+		{"start failed, forwarded", running, vmWith(2, created, c(resource.VMRunning, false, resource.ReasonStartFailed, 2)), true, engineState{}, nil, false, resource.ReasonStartFailed},
+		{"stop failed, forwarded", stopped, vmWith(2, created, c(resource.VMRunning, false, resource.ReasonStopFailed, 2)), true, engineState{}, nil, false, resource.ReasonStopFailed},
+		{"an old failure is not forwarded", running, vmWith(3, c(resource.VMCreated, true, resource.ReasonCreated, 3), c(resource.VMRunning, false, resource.ReasonStartFailed, 2)), true, engineState{}, nil, false, ReasonReconciling},
+		{"not created yet", running, vmWith(1, c(resource.VMCreated, false, resource.ReasonPending, 1), nil), false, engineState{}, nil, false, resource.ReasonPending},
+		{"no Running yet", running, vmWith(2, created, nil), false, engineState{}, nil, false, ReasonReconciling},
+		{"Running for an older generation", running, vmWith(3, c(resource.VMCreated, true, resource.ReasonCreated, 3), c(resource.VMRunning, true, resource.ReasonStarted, 2)), true, answered, nil, false, ReasonReconciling},
+		{"starting", running, vmWith(2, created, c(resource.VMRunning, false, resource.ReasonStarting, 2)), true, engineState{}, nil, false, resource.ReasonStarting},
+		{"an older template runs", running, up, false, answered, nil, false, ReasonRestarting},
+		{"the engine does not answer", running, up, true, silent, nil, false, ReasonConnecting},
+		{"running", running, up, true, answered, nil, true, ReasonRunning},
+		{"stopping", stopped, up, true, engineState{}, nil, false, ReasonStopping},
+		{"stopped", stopped, down, true, engineState{}, nil, true, ReasonStopped},
+	}
+	for _, tc := range cases {
+		ok, reason, msg := settled(tc.app, tc.vm, tc.fresh, tc.engine, tc.blocked)
+		if ok != tc.ok || reason != tc.reason || msg == "" {
+			t.Errorf("%s: Settled = %v %s %q; want %v %s with a message", tc.name, ok, reason, msg, tc.ok, tc.reason)
+		}
+	}
+}

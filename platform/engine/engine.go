@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"paddock.dev/paddock/core/app"
+	"paddock.dev/paddock/core/resource"
+)
+
+// Pinger asks the engines of one instance.
+type Pinger struct {
+	// ShortDir is the instance's short directory, which holds the sockets.
+	ShortDir string
+}
+
+var _ app.Engine = Pinger{}
+
+// Ping asks engine whether it answers and returns what answered.
+func (p Pinger) Ping(ctx context.Context, engine string) (string, error) {
+	sock := app.EngineSocket(p.ShortDir, engine)
+	switch engine {
+	case resource.EngineMoby:
+		return pingDocker(ctx, sock)
+	case resource.EngineContainerd:
+		return containerdVersion(ctx, sock)
+	}
+	return "", fmt.Errorf("unknown container engine %q", engine)
+}
+
+// pingDocker calls Docker's /_ping, then /version for what to report.
+func pingDocker(ctx context.Context, sock string) (string, error) {
+	hc := &http.Client{Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+		},
+		DisableKeepAlives: true,
+	}}
+	get := func(path string) ([]byte, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://docker"+path, nil)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			return nil, fmt.Errorf("docker at %s: %w", sock, err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		if err != nil {
+			return nil, fmt.Errorf("docker at %s: %w", sock, err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("docker at %s answered %s to %s", sock, resp.Status, path)
+		}
+		return body, nil
+	}
+	if _, err := get("/_ping"); err != nil {
+		return "", err
+	}
+	body, err := get("/version")
+	if err != nil {
+		return "", err
+	}
+	var v struct{ Version, APIVersion string }
+	if err := json.Unmarshal(body, &v); err != nil {
+		return "", fmt.Errorf("docker at %s: /version: %w", sock, err)
+	}
+	return fmt.Sprintf("Docker %s (API %s) answers at %s", v.Version, v.APIVersion, sock), nil
+}
+
+// versionMethod is containerd's version call: an empty request, answered
+// by a message whose field 1 is the version.
+const versionMethod = "/containerd.services.version.v1.Version/Version"
+
+// containerdVersion makes containerd's version call through sock.
+func containerdVersion(ctx context.Context, sock string) (string, error) {
+	conn, err := grpc.NewClient("unix://"+sock, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	var resp []byte
+	if err := conn.Invoke(ctx, versionMethod, []byte{}, &resp, grpc.ForceCodec(rawCodec{})); err != nil {
+		return "", fmt.Errorf("containerd at %s: %w", sock, err)
+	}
+	version, err := field1(resp)
+	if err != nil {
+		return "", fmt.Errorf("containerd at %s: version: %w", sock, err)
+	}
+	return fmt.Sprintf("containerd %s answers at %s", version, sock), nil
+}
+
+// field1 returns the string in field 1 of a protobuf message.
+func field1(msg []byte) (string, error) {
+	for len(msg) > 0 {
+		num, typ, n := protowire.ConsumeTag(msg)
+		if n < 0 {
+			return "", protowire.ParseError(n)
+		}
+		msg = msg[n:]
+		if num == 1 && typ == protowire.BytesType {
+			v, n := protowire.ConsumeBytes(msg)
+			if n < 0 {
+				return "", protowire.ParseError(n)
+			}
+			return string(v), nil
+		}
+		n = protowire.ConsumeFieldValue(num, typ, msg)
+		if n < 0 {
+			return "", protowire.ParseError(n)
+		}
+		msg = msg[n:]
+	}
+	return "", fmt.Errorf("no version in the answer")
+}
+
+// rawCodec passes messages as the bytes they are on the wire, so that one
+// call needs no generated code.
+type rawCodec struct{}
+
+func (rawCodec) Marshal(v any) ([]byte, error) {
+	b, ok := v.([]byte)
+	if !ok {
+		return nil, fmt.Errorf("raw codec: %T is not bytes", v)
+	}
+	return b, nil
+}
+
+func (rawCodec) Unmarshal(data []byte, v any) error {
+	p, ok := v.(*[]byte)
+	if !ok {
+		return fmt.Errorf("raw codec: %T is not *[]byte", v)
+	}
+	*p = append((*p)[:0], data...)
+	return nil
+}
+
+// Name is proto: containerd takes the bytes as the protobuf they are.
+func (rawCodec) Name() string { return "proto" }

@@ -1,0 +1,88 @@
+package engine
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"paddock.dev/paddock/core/resource"
+)
+
+// shortDir is a directory short enough for socket paths.
+func shortDir(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "pe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+// TestPingDocker serves Docker's two calls on the socket where the VM's
+// forward would put them; the real engine answers in the end-to-end tests.
+func TestPingDocker(t *testing.T) {
+	dir := shortDir(t)
+	p := Pinger{ShortDir: dir}
+	if _, err := p.Ping(ctx(t), resource.EngineMoby); err == nil || !strings.Contains(err.Error(), "docker.sock") {
+		t.Fatalf("no socket: %v", err)
+	}
+	l, err := net.Listen("unix", filepath.Join(dir, "docker.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/_ping", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("OK")) })
+	mux.HandleFunc("/version", func(w http.ResponseWriter, _ *http.Request) {
+		w.Write([]byte(`{"Version":"20.10.24+dfsg1","ApiVersion":"1.41"}`))
+	})
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	got, err := p.Ping(ctx(t), resource.EngineMoby)
+	if err != nil || !strings.Contains(got, "Docker 20.10.24+dfsg1 (API 1.41)") {
+		t.Fatalf("Ping = %q, %v", got, err)
+	}
+}
+
+// TestContainerdVersion answers containerd's version call over gRPC on a
+// real socket.
+func TestContainerdVersion(t *testing.T) {
+	dir := shortDir(t)
+	l, err := net.Listen("unix", filepath.Join(dir, "containerd.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var method string
+	srv := grpc.NewServer(grpc.ForceServerCodec(rawCodec{}), grpc.UnknownServiceHandler(func(_ any, stream grpc.ServerStream) error {
+		method, _ = grpc.MethodFromServerStream(stream)
+		var req []byte
+		if err := stream.RecvMsg(&req); err != nil {
+			return err
+		}
+		resp := protowire.AppendTag(nil, 1, protowire.BytesType)
+		resp = protowire.AppendString(resp, "1.6.20~ds1")
+		resp = protowire.AppendTag(resp, 2, protowire.BytesType)
+		resp = protowire.AppendString(resp, "1.6.20~ds1-1")
+		return stream.SendMsg(resp)
+	}))
+	go srv.Serve(l)
+	t.Cleanup(srv.Stop)
+	got, err := Pinger{ShortDir: dir}.Ping(ctx(t), resource.EngineContainerd)
+	if err != nil || !strings.Contains(got, "containerd 1.6.20~ds1 answers") || method != versionMethod {
+		t.Fatalf("Ping = %q, %v (method %q)", got, err, method)
+	}
+}
