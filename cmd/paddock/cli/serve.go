@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddock.dev/paddock/api"
+	"paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/atomicfile"
 	"paddock.dev/paddock/core/buildinfo"
 	"paddock.dev/paddock/core/instance"
@@ -144,6 +145,8 @@ func runDaemon(ctx context.Context, cfg daemonConfig) error {
 	defer stopControllers()
 	var controllers sync.WaitGroup
 	controllers.Go(func() { vms.Run(ctrlCtx) })
+	apps := app.New(st, appOptions(p, log))
+	controllers.Go(func() { apps.Run(ctrlCtx) })
 
 	srv := api.New(api.Config{Store: st, Logger: log, VMAccess: driver.d})
 	handler := srv.Handler()
