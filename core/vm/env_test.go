@@ -238,3 +238,46 @@ func ops(calls []vmtest.Call) []vmtest.Op {
 	}
 	return out
 }
+
+// history returns every state the VM at key has been written in so far,
+// from the store's watch log: a state that lasted only a moment is there.
+func (e *env) history(key resource.Key) []*resource.VM {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	upTo := e.st.Revision()
+	w, err := e.st.Watch(ctx, store.WatchOptions{ListOptions: store.ListOptions{Kind: resource.KindVM, Namespace: key.Namespace}, ResourceVersion: 1})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer w.Stop()
+	var out []*resource.VM
+	for {
+		ev, err := w.Next(ctx)
+		if err != nil {
+			e.t.Fatalf("reading the history of %s: %v", key, err)
+		}
+		if ev.Key == key && ev.Type != store.Bookmark {
+			v := &resource.VM{}
+			if err := json.Unmarshal(ev.Object, v); err != nil {
+				e.t.Fatal(err)
+			}
+			out = append(out, v)
+		}
+		if ev.Revision >= upTo {
+			return out
+		}
+	}
+}
+
+// everHad reports whether the VM at key was ever written with condition
+// typ set to status and reason, and returns that state.
+func (e *env) everHad(key resource.Key, typ string, status bool, reason string) *resource.VM {
+	e.t.Helper()
+	for _, v := range e.history(key) {
+		if hasCond(v, typ, status, reason) {
+			return v
+		}
+	}
+	return nil
+}

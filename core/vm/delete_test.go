@@ -1,0 +1,153 @@
+package vm_test
+
+import (
+	"errors"
+	"testing"
+
+	"paddock.dev/paddock/core/controller"
+	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/core/store"
+	"paddock.dev/paddock/core/vm/vmtest"
+)
+
+const holdFinalizer = "test.example/hold"
+
+func copyKey(vm string) resource.Key {
+	return resource.Key{Kind: resource.KindConfigMap.Name, Namespace: "default", Name: resource.TemplateName(vm)}
+}
+
+func (e *env) getCopy(vm string) (*resource.ConfigMap, error) {
+	obj, err := e.st.Get(e.t.Context(), copyKey(vm))
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*resource.ConfigMap), nil
+}
+
+func (e *env) hold(key resource.Key, hold bool) {
+	e.t.Helper()
+	if _, err := controller.Update(e.t.Context(), e.st, key, func(obj resource.Object) (bool, error) {
+		if hold {
+			return obj.GetMeta().AddFinalizer(holdFinalizer), nil
+		}
+		return obj.GetMeta().RemoveFinalizer(holdFinalizer), nil
+	}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func TestDeleteRemovesTheMachineAndTheCopy(t *testing.T) {
+	e := newEnv(t)
+	e.start()
+	key := e.createVM("dev", true)
+	e.running(key)
+
+	e.fd.Fail(vmtest.Delete, "dev", errors.New("device or resource busy"))
+	if _, err := e.st.Delete(t.Context(), key, store.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.waitGone(key)
+	if inst, _ := e.fd.Machine("dev"); inst.Exists {
+		t.Errorf("the machine is left: %+v", inst)
+	}
+	if n := e.fd.Count(vmtest.Delete, "dev"); n != 2 {
+		t.Errorf("Delete called %d times, want a retry after the failure", n)
+	}
+	if _, err := e.getCopy("dev"); !resource.IsNotFound(err) {
+		t.Errorf("the template copy is left: %v", err)
+	}
+}
+
+// A copy that another finalizer holds keeps its VM Terminating until it is
+// gone; the VM's controller does not strip finalizers that are not its own.
+func TestDeleteWaitsForTheCopy(t *testing.T) {
+	e := newEnv(t)
+	e.start()
+	key := e.createVM("dev", false)
+	e.waitCond(key, resource.VMRunning, false, resource.ReasonStopped)
+	e.hold(copyKey("dev"), true)
+
+	if _, err := e.st.Delete(t.Context(), key, store.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.waitFor(key, "waiting for its copy", func(*resource.VM) bool {
+		cm, err := e.getCopy("dev")
+		return err == nil && cm.Metadata.Terminating() && len(cm.Metadata.Finalizers) == 1
+	})
+	if v := e.get(key); !v.Metadata.HasFinalizer(resource.FinalizerCleanup) {
+		t.Fatal("the VM let go before its copy was gone")
+	}
+	e.hold(copyKey("dev"), false)
+	e.waitGone(key)
+}
+
+// A copy an earlier VM of the same name left behind is taken over, or,
+// while it is being deleted, made anew once it is gone.
+func TestCopyLeftByAnEarlierVM(t *testing.T) {
+	e := newEnv(t)
+	e.start()
+	key := e.createVM("dev", false)
+	e.waitCond(key, resource.VMRunning, false, resource.ReasonStopped)
+	e.hold(copyKey("dev"), true)
+	if _, err := e.st.Delete(t.Context(), key, store.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.waitFor(key, "waiting for its copy", func(*resource.VM) bool {
+		cm, err := e.getCopy("dev")
+		return err == nil && cm.Metadata.Terminating()
+	})
+	// The earlier VM's controller is gone (as after a crash); its
+	// leftovers stay.
+	e.stopController()
+	if err := controller.RemoveFinalizer(t.Context(), e.st, key, resource.FinalizerCleanup); err != nil {
+		t.Fatal(err)
+	}
+	e.waitGone(key)
+
+	e.start()
+	key = e.createVM("dev", true)
+	e.waitFor(key, "waiting for the old copy to go", func(*resource.VM) bool {
+		cm, err := e.getCopy("dev")
+		return err == nil && len(cm.Metadata.Finalizers) == 1 // owned-by released: only the hold is left
+	})
+	e.hold(copyKey("dev"), false)
+	v := e.running(key)
+	cm, err := e.getCopy("dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref, ok := cm.Metadata.OwnerOfKind(resource.KindVM.Name); !ok || ref.UID != v.Metadata.UID {
+		t.Errorf("the copy is owned by %+v, want the new VM %s", ref, v.Metadata.UID)
+	}
+}
+
+func TestCopyOwnedByAGoneVMIsTakenOver(t *testing.T) {
+	e := newEnv(t)
+	e.createTemplate("debian", debianTemplate)
+	stale := &resource.ConfigMap{
+		TypeMeta: resource.TypeMeta{APIVersion: resource.APIVersion, Kind: resource.KindConfigMap.Name},
+		Metadata: resource.ObjectMeta{Name: resource.TemplateName("dev"), Namespace: "default",
+			Labels: map[string]string{"kept": "yes"}},
+		Data: map[string]string{resource.TemplateKey: "cpus: 9\n"},
+	}
+	gone := newVM("dev", false)
+	gone.Metadata.UID = "uid-of-a-vm-long-gone"
+	controller.Own(stale, gone)
+	if _, err := e.st.Create(t.Context(), stale); err != nil {
+		t.Fatal(err)
+	}
+
+	e.start()
+	key := e.createVM("dev", true)
+	v := e.running(key)
+	cm, err := e.getCopy("dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref, _ := cm.Metadata.OwnerOfKind(resource.KindVM.Name); ref.UID != v.Metadata.UID || len(cm.Metadata.OwnerReferences) != 1 {
+		t.Errorf("the copy is owned by %+v, want the new VM alone", cm.Metadata.OwnerReferences)
+	}
+	if cm.Data[resource.TemplateKey] != debianTemplate || cm.Metadata.Labels["kept"] != "yes" || cm.Metadata.Labels[resource.LabelVM] != "dev" {
+		t.Errorf("the copy holds %q with labels %v: want the VM's template, the labels merged", cm.Data[resource.TemplateKey], cm.Metadata.Labels)
+	}
+}

@@ -1,0 +1,177 @@
+package vm_test
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/core/store"
+	"paddock.dev/paddock/core/vm/vmtest"
+)
+
+func TestResetMakesTheMachineAnew(t *testing.T) {
+	e := newEnv(t)
+	e.start()
+	key := e.createVM("dev", true)
+	e.running(key)
+
+	e.annotate(key, resource.AnnotationResetRequested)
+	v := e.waitFor(key, "running after the reset", func(v *resource.VM) bool {
+		_, asked := v.Metadata.Annotations[resource.AnnotationResetRequested]
+		return !asked && v.Status.RestartCount == 2 && hasCond(v, resource.VMRunning, true, resource.ReasonStarted)
+	})
+	if got, want := ops(e.fd.Calls("dev")), []vmtest.Op{vmtest.Create, vmtest.Commit, vmtest.Start,
+		vmtest.Delete, vmtest.Create, vmtest.Commit, vmtest.Start}; !slices.Equal(got, want) {
+		t.Errorf("driver calls %v, want %v; status %s", got, want, describe(v))
+	}
+	if e.everHad(key, resource.VMCreated, false, resource.ReasonPending) == nil {
+		t.Error("Created never said the machine is made anew")
+	}
+
+	// A reset asked before there is a machine is served by making it.
+	fresh := newVM("fresh", false)
+	fresh.Metadata.Annotations = map[string]string{resource.AnnotationResetRequested: "true"}
+	obj, err := e.st.Create(t.Context(), fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.waitFor(resource.KeyOf(obj), "created without the request", func(v *resource.VM) bool {
+		_, asked := v.Metadata.Annotations[resource.AnnotationResetRequested]
+		return !asked && hasCond(v, resource.VMCreated, true, resource.ReasonCreated)
+	})
+	if got, want := ops(e.fd.Calls("fresh")), []vmtest.Op{vmtest.Create, vmtest.Commit}; !slices.Equal(got, want) {
+		t.Errorf("driver calls %v, want %v", got, want)
+	}
+}
+
+// A daemon that crashed between making a machine and recording it finds
+// the machine uncommitted: before the record, it is removed and made
+// again; after, it is committed.
+func TestMachineLeftByACrashDuringCreate(t *testing.T) {
+	e := newEnv(t)
+	if err := e.fd.Create(t.Context(), "early", []byte(debianTemplate)); err != nil {
+		t.Fatal(err)
+	}
+	early := e.createVM("early", false)
+
+	// The commit after the record fails, as a crash right before it would
+	// leave the machine.
+	e.fd.Fail(vmtest.Commit, "late", errors.New("killed"))
+	late := e.createVM("late", false)
+
+	e.start()
+	e.waitCond(early, resource.VMRunning, false, resource.ReasonStopped)
+	e.waitCond(late, resource.VMRunning, false, resource.ReasonStopped)
+	if got, want := ops(e.fd.Calls("early")), []vmtest.Op{vmtest.Create, vmtest.Delete, vmtest.Create, vmtest.Commit}; !slices.Equal(got, want) {
+		t.Errorf("unrecorded machine: driver calls %v, want %v", got, want)
+	}
+	if got, want := ops(e.fd.Calls("late")), []vmtest.Op{vmtest.Create, vmtest.Commit, vmtest.Commit}; !slices.Equal(got, want) {
+		t.Errorf("recorded machine: driver calls %v, want %v", got, want)
+	}
+}
+
+func TestCreateThatFailsIsReportedAndRetried(t *testing.T) {
+	e := newEnv(t)
+	e.fd.Fail(vmtest.Create, "dev", errors.New("no space left on device"))
+	e.start()
+	key := e.createVM("dev", true)
+
+	e.running(key)
+	v := e.everHad(key, resource.VMCreated, false, resource.ReasonCreateFailed)
+	if v == nil || cond(v, resource.VMCreated).Message != "no space left on device" {
+		t.Errorf("the failed create was never reported with the driver's error")
+	}
+	if n := e.fd.Count(vmtest.Create, "dev"); n != 2 {
+		t.Errorf("Create called %d times, want 2", n)
+	}
+}
+
+// A VM whose template is gone before its copy was made cannot be made:
+// that is recorded, and tried again once the VM changes.
+func TestTemplateGoneBeforeTheCopyIsCreateFailed(t *testing.T) {
+	e := newEnv(t)
+	key := e.createVM("dev", true)
+	tkey := resource.Key{Kind: resource.KindConfigMap.Name, Namespace: "default", Name: "debian"}
+	if _, err := e.st.Delete(t.Context(), tkey, store.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.start()
+	v := e.waitCond(key, resource.VMCreated, false, resource.ReasonCreateFailed)
+	if msg := cond(v, resource.VMCreated).Message; !strings.Contains(msg, `configmap "debian" does not exist`) {
+		t.Errorf("CreateFailed says %q, want the missing template named", msg)
+	}
+
+	e.createTemplate("debian", debianTemplate)
+	e.patch(key, map[string]any{"spec": map[string]any{"params": map[string]any{"memory": "2GiB"}}})
+	e.running(key)
+}
+
+// A VM keeps its own copy of its template: deleting the template it was
+// made from changes nothing for it.
+func TestTemplateDeletedLaterKeepsTheCopy(t *testing.T) {
+	e := newEnv(t)
+	e.start()
+	key := e.createVM("dev", true)
+	e.running(key)
+
+	tkey := resource.Key{Kind: resource.KindConfigMap.Name, Namespace: "default", Name: "debian"}
+	if _, err := e.st.Delete(t.Context(), tkey, store.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.annotate(key, "unrelated.example/touch")
+	e.annotate(key, resource.AnnotationRestartRequested)
+	v := e.waitFor(key, "restarted", func(v *resource.VM) bool {
+		return v.Status.RestartCount == 2 && hasCond(v, resource.VMRunning, true, resource.ReasonStarted)
+	})
+	if v.Status.RestartNeeded || e.fd.Count(vmtest.Reconfigure, "dev") != 0 {
+		t.Errorf("the VM's copy changed after its template was deleted: %s", describe(v))
+	}
+}
+
+func TestDriverPanicsAreSurvived(t *testing.T) {
+	e := newEnv(t)
+	e.fd.Panic(vmtest.Inspect, "dev", "driver bug in Inspect")
+	e.start()
+	key := e.createVM("dev", true)
+	e.running(key)
+	if n := e.ctrl.Panics(); n != 1 {
+		t.Errorf("Panics() = %d, want 1", n)
+	}
+
+	// A panic while following a boot fails that start, with a reason.
+	e.setRunning(key, false)
+	e.waitCond(key, resource.VMRunning, false, resource.ReasonStopped)
+	e.fd.Panic(vmtest.WaitRunning, "dev", "driver bug in WaitRunning")
+	e.setRunning(key, true)
+	v := e.waitCond(key, resource.VMRunning, false, resource.ReasonStartFailed)
+	if msg := cond(v, resource.VMRunning).Message; !strings.Contains(msg, "daemon's log") {
+		t.Errorf("StartFailed says %q", msg)
+	}
+	if n := e.ctrl.Panics(); n != 2 {
+		t.Errorf("Panics() = %d, want 2", n)
+	}
+}
+
+func TestDriverErrorsAreRetried(t *testing.T) {
+	e := newEnv(t)
+	e.fd.Fail(vmtest.Inspect, "dev", errors.New("cannot read the instance directory"))
+	e.fd.Fail(vmtest.Uncommitted, "dev", errors.New("cannot list the instances"))
+	e.start()
+	key := e.createVM("dev", false)
+	e.waitCond(key, resource.VMRunning, false, resource.ReasonStopped)
+
+	e.fd.Fail(vmtest.Reconfigure, "dev", errors.New("disk busy"))
+	e.patch(key, map[string]any{"spec": map[string]any{"params": map[string]any{"cpus": 2}}})
+	e.waitFor(key, "reconfigured", func(v *resource.VM) bool { return e.fd.Count(vmtest.Reconfigure, "dev") == 2 })
+
+	// A start after a template change reconfigures first; a failure
+	// there is retried too.
+	e.patch(key, map[string]any{"spec": map[string]any{"params": map[string]any{"cpus": 3}, "running": true}})
+	e.fd.Fail(vmtest.Reconfigure, "dev", errors.New("disk busy"))
+	e.running(key)
+	if n := e.fd.Count(vmtest.Reconfigure, "dev"); n < 3 {
+		t.Errorf("Reconfigure called %d times, want the new template applied", n)
+	}
+}
