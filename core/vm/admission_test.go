@@ -25,6 +25,7 @@ func invalidField(t *testing.T, err error) (string, string) {
 }
 
 func TestAdmissionNamesTheFieldAtFault(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.createTemplate("debian", debianTemplate)
 	e.createTemplate("bad", "cpus: 0\n")
@@ -66,6 +67,7 @@ func TestAdmissionNamesTheFieldAtFault(t *testing.T) {
 }
 
 func TestAdmissionChecksEditsOfTheCopy(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.start()
 	key := e.createVM("dev", false)
@@ -92,6 +94,7 @@ func TestAdmissionChecksEditsOfTheCopy(t *testing.T) {
 }
 
 func TestRenderMergesParams(t *testing.T) {
+	t.Parallel()
 	out, err := vm.Render("cpus: 1\nmounts:\n- location: /a\n- location: /b\nvideo:\n  display: none\n",
 		map[string]any{"cpus": 4, "mounts": []any{map[string]any{"location": "/c"}}, "video": nil})
 	if err != nil {

@@ -37,6 +37,7 @@ func (e *env) hold(key resource.Key, hold bool) {
 }
 
 func TestDeleteRemovesTheMachineAndTheCopy(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.start()
 	key := e.createVM("dev", true)
@@ -61,6 +62,7 @@ func TestDeleteRemovesTheMachineAndTheCopy(t *testing.T) {
 // A copy that another finalizer holds keeps its VM Terminating until it is
 // gone; the VM's controller does not strip finalizers that are not its own.
 func TestDeleteWaitsForTheCopy(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.start()
 	key := e.createVM("dev", false)
@@ -81,47 +83,78 @@ func TestDeleteWaitsForTheCopy(t *testing.T) {
 	e.waitGone(key)
 }
 
-// A copy an earlier VM of the same name left behind is taken over, or,
-// while it is being deleted, made anew once it is gone.
-func TestCopyLeftByAnEarlierVM(t *testing.T) {
+// A copy an earlier VM of the same name left while it was being deleted
+// is let go by the new VM, and made anew once it is gone.
+func TestCopyBeingDeletedIsMadeAnew(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
-	e.start()
-	key := e.createVM("dev", false)
-	e.waitCond(key, resource.VMRunning, false, resource.ReasonStopped)
-	e.hold(copyKey("dev"), true)
-	if _, err := e.st.Delete(t.Context(), key, store.DeleteOptions{}); err != nil {
+	e.createTemplate("debian", debianTemplate)
+	gone := newVM("dev", false)
+	gone.Metadata.UID = "uid-of-a-vm-long-gone"
+	leftover := &resource.ConfigMap{
+		TypeMeta: resource.TypeMeta{APIVersion: resource.APIVersion, Kind: resource.KindConfigMap.Name},
+		Metadata: resource.ObjectMeta{Name: resource.TemplateName("dev"), Namespace: "default", Finalizers: []string{holdFinalizer}},
+		Data:     map[string]string{resource.TemplateKey: "cpus: 9\n"},
+	}
+	controller.Own(leftover, gone)
+	if _, err := e.st.Create(t.Context(), leftover); err != nil {
 		t.Fatal(err)
 	}
-	e.waitFor(key, "waiting for its copy", func(*resource.VM) bool {
-		cm, err := e.getCopy("dev")
-		return err == nil && cm.Metadata.Terminating()
-	})
-	// The earlier VM's controller is gone (as after a crash); its
-	// leftovers stay.
-	e.stopController()
-	if err := controller.RemoveFinalizer(t.Context(), e.st, key, resource.FinalizerCleanup); err != nil {
+	if err := controller.DeleteOwned(t.Context(), e.st, copyKey("dev"), gone); err != nil {
 		t.Fatal(err)
 	}
-	e.waitGone(key)
 
 	e.start()
-	key = e.createVM("dev", true)
-	e.waitFor(key, "waiting for the old copy to go", func(*resource.VM) bool {
+	key := e.createVM("dev", true)
+	e.waitFor(key, "letting the old copy go", func(*resource.VM) bool {
 		cm, err := e.getCopy("dev")
 		return err == nil && len(cm.Metadata.Finalizers) == 1 // owned-by released: only the hold is left
 	})
+	if n := len(e.fd.Calls("dev")); n != 0 {
+		t.Fatalf("the machine was touched before its copy was made: %v", e.fd.Calls("dev"))
+	}
 	e.hold(copyKey("dev"), false)
 	v := e.running(key)
 	cm, err := e.getCopy("dev")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ref, ok := cm.Metadata.OwnerOfKind(resource.KindVM.Name); !ok || ref.UID != v.Metadata.UID {
-		t.Errorf("the copy is owned by %+v, want the new VM %s", ref, v.Metadata.UID)
+	if ref, ok := cm.Metadata.OwnerOfKind(resource.KindVM.Name); !ok || ref.UID != v.Metadata.UID || cm.Data[resource.TemplateKey] != debianTemplate {
+		t.Errorf("the copy is owned by %+v and holds %q, want the new VM's", ref, cm.Data[resource.TemplateKey])
 	}
 }
 
+// A VM that is deleted before its controller took it on has nothing to
+// clean up: the controller leaves it to the finalizers it carries.
+func TestDeletedBeforeTakenOn(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.createTemplate("debian", debianTemplate)
+	v := newVM("dev", true)
+	v.Metadata.Finalizers = []string{holdFinalizer}
+	obj, err := e.st.Create(t.Context(), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := resource.KeyOf(obj)
+	if _, err := e.st.Delete(t.Context(), key, store.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.start()
+	other := e.createVM("other", false) // reconciled after dev: dev's turn is over
+	e.waitCond(other, resource.VMRunning, false, resource.ReasonStopped)
+	if calls := e.fd.Calls("dev"); len(calls) != 0 {
+		t.Errorf("a VM deleted before it was taken on reached the driver: %v", calls)
+	}
+	if _, err := e.getCopy("dev"); !resource.IsNotFound(err) {
+		t.Errorf("a copy was made for a deleted VM: %v", err)
+	}
+	e.hold(key, false)
+	e.waitGone(key)
+}
+
 func TestCopyOwnedByAGoneVMIsTakenOver(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.createTemplate("debian", debianTemplate)
 	stale := &resource.ConfigMap{

@@ -10,6 +10,7 @@ import (
 )
 
 func TestStartAndStop(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.start()
 	key := e.createVM("dev", true)
@@ -43,6 +44,7 @@ func TestStartAndStop(t *testing.T) {
 }
 
 func TestStartThatFailsIsRecordedAndNotRetried(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.fd.Fail(vmtest.Start, "dev", errors.New("qemu: cannot open the disk"))
 	e.start()
@@ -71,8 +73,10 @@ func TestStartThatFailsIsRecordedAndNotRetried(t *testing.T) {
 }
 
 func TestHostAgentThatDiesMidBootFailsTheStart(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.fd.Fail(vmtest.Boot, "dev", errors.New("the guest's kernel panicked"))
+	e.fd.Fail(vmtest.Stop, "dev", errors.New("the host agent's socket is gone")) // the clean-up after it is retried
 	e.start()
 	key := e.createVM("dev", true)
 
@@ -91,6 +95,7 @@ func TestHostAgentThatDiesMidBootFailsTheStart(t *testing.T) {
 }
 
 func TestMachineThatDiesIsStartedAgain(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.start()
 	key := e.createVM("dev", true)
@@ -106,11 +111,13 @@ func TestMachineThatDiesIsStartedAgain(t *testing.T) {
 }
 
 func TestRestartRequest(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.start()
 	key := e.createVM("dev", true)
 	e.running(key)
 
+	e.fd.Fail(vmtest.Stop, "dev", errors.New("the host agent does not answer")) // retried
 	e.annotate(key, resource.AnnotationRestartRequested)
 	v := e.waitFor(key, "restarted", func(v *resource.VM) bool {
 		return v.Status.RestartCount == 2 && hasCond(v, resource.VMRunning, true, resource.ReasonStarted)
@@ -118,7 +125,7 @@ func TestRestartRequest(t *testing.T) {
 	if _, ok := v.Metadata.Annotations[resource.AnnotationRestartRequested]; ok {
 		t.Error("the restart request is still there after the restart")
 	}
-	if got, want := ops(e.fd.Calls("dev")), []vmtest.Op{vmtest.Create, vmtest.Commit, vmtest.Start, vmtest.Stop, vmtest.Start}; !slices.Equal(got, want) {
+	if got, want := ops(e.fd.Calls("dev")), []vmtest.Op{vmtest.Create, vmtest.Commit, vmtest.Start, vmtest.Stop, vmtest.Stop, vmtest.Start}; !slices.Equal(got, want) {
 		t.Errorf("driver calls %v, want %v", got, want)
 	}
 
@@ -138,6 +145,7 @@ func TestRestartRequest(t *testing.T) {
 // Issue: restartNeeded stayed true after the restart it asked for. It is
 // true exactly while the machine runs an older template copy than the VM's.
 func TestTemplateChangeRestartsAndRestartNeededFollowsIt(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.start()
 	key := e.createVM("dev", true)
@@ -170,6 +178,7 @@ func TestTemplateChangeRestartsAndRestartNeededFollowsIt(t *testing.T) {
 }
 
 func TestTemplateChangeOfStoppedVMReconfiguresIt(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.start()
 	key := e.createVM("dev", false)
@@ -188,6 +197,7 @@ func TestTemplateChangeOfStoppedVMReconfiguresIt(t *testing.T) {
 }
 
 func TestStopWhileBooting(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.fd.HoldBoots(true)
 	e.start()
@@ -204,6 +214,7 @@ func TestStopWhileBooting(t *testing.T) {
 // A daemon that restarts while a machine boots follows the boot its host
 // agent carries on with; it does not start the machine twice.
 func TestDaemonRestartDuringBootFollowsTheBoot(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.fd.HoldBoots(true)
 	e.start()
@@ -220,6 +231,7 @@ func TestDaemonRestartDuringBootFollowsTheBoot(t *testing.T) {
 }
 
 func TestStopThatFailsIsReportedAndRetried(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.start()
 	key := e.createVM("dev", true)
@@ -239,6 +251,7 @@ func TestStopThatFailsIsReportedAndRetried(t *testing.T) {
 // A stop that hangs holds one reconcile, not the controller: other VMs
 // start, and the controller's run still ends.
 func TestStopThatHangsBlocksOnlyItsVM(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.start()
 	a := e.createVM("a", true)
@@ -256,5 +269,9 @@ func TestStopThatHangsBlocksOnlyItsVM(t *testing.T) {
 	}
 	if inst, _ := e.fd.Machine("b"); inst.HostAgentAlive {
 		t.Errorf("Shutdown did not stop b: %+v", inst)
+	}
+	e.fd.HangStops("a", false)
+	if err := e.ctrl.Shutdown(t.Context(), 0); err != nil {
+		t.Errorf("Shutdown with every machine stopped: %v", err)
 	}
 }

@@ -12,18 +12,20 @@ import (
 )
 
 func TestResetMakesTheMachineAnew(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.start()
 	key := e.createVM("dev", true)
 	e.running(key)
 
+	e.fd.Fail(vmtest.Delete, "dev", errors.New("device or resource busy")) // retried
 	e.annotate(key, resource.AnnotationResetRequested)
 	v := e.waitFor(key, "running after the reset", func(v *resource.VM) bool {
 		_, asked := v.Metadata.Annotations[resource.AnnotationResetRequested]
 		return !asked && v.Status.RestartCount == 2 && hasCond(v, resource.VMRunning, true, resource.ReasonStarted)
 	})
 	if got, want := ops(e.fd.Calls("dev")), []vmtest.Op{vmtest.Create, vmtest.Commit, vmtest.Start,
-		vmtest.Delete, vmtest.Create, vmtest.Commit, vmtest.Start}; !slices.Equal(got, want) {
+		vmtest.Delete, vmtest.Delete, vmtest.Create, vmtest.Commit, vmtest.Start}; !slices.Equal(got, want) {
 		t.Errorf("driver calls %v, want %v; status %s", got, want, describe(v))
 	}
 	if e.everHad(key, resource.VMCreated, false, resource.ReasonPending) == nil {
@@ -50,6 +52,7 @@ func TestResetMakesTheMachineAnew(t *testing.T) {
 // the machine uncommitted: before the record, it is removed and made
 // again; after, it is committed.
 func TestMachineLeftByACrashDuringCreate(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	if err := e.fd.Create(t.Context(), "early", []byte(debianTemplate)); err != nil {
 		t.Fatal(err)
@@ -73,6 +76,7 @@ func TestMachineLeftByACrashDuringCreate(t *testing.T) {
 }
 
 func TestCreateThatFailsIsReportedAndRetried(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.fd.Fail(vmtest.Create, "dev", errors.New("no space left on device"))
 	e.start()
@@ -91,6 +95,7 @@ func TestCreateThatFailsIsReportedAndRetried(t *testing.T) {
 // A VM whose template is gone before its copy was made cannot be made:
 // that is recorded, and tried again once the VM changes.
 func TestTemplateGoneBeforeTheCopyIsCreateFailed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	key := e.createVM("dev", true)
 	tkey := resource.Key{Kind: resource.KindConfigMap.Name, Namespace: "default", Name: "debian"}
@@ -111,6 +116,7 @@ func TestTemplateGoneBeforeTheCopyIsCreateFailed(t *testing.T) {
 // A VM keeps its own copy of its template: deleting the template it was
 // made from changes nothing for it.
 func TestTemplateDeletedLaterKeepsTheCopy(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.start()
 	key := e.createVM("dev", true)
@@ -131,6 +137,7 @@ func TestTemplateDeletedLaterKeepsTheCopy(t *testing.T) {
 }
 
 func TestDriverPanicsAreSurvived(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.fd.Panic(vmtest.Inspect, "dev", "driver bug in Inspect")
 	e.start()
@@ -155,6 +162,7 @@ func TestDriverPanicsAreSurvived(t *testing.T) {
 }
 
 func TestDriverErrorsAreRetried(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.fd.Fail(vmtest.Inspect, "dev", errors.New("cannot read the instance directory"))
 	e.fd.Fail(vmtest.Uncommitted, "dev", errors.New("cannot list the instances"))
