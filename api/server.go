@@ -43,6 +43,9 @@ type Server struct {
 	// handler is the router behind the request id, panic and query
 	// guards.
 	handler http.Handler
+	// watchesEnded is done once EndWatches ends the watch streams.
+	watchesEnded context.Context
+	endWatches   context.CancelFunc
 }
 
 // New returns a server over cfg.Store.
@@ -70,6 +73,7 @@ func New(cfg Config) *Server {
 		r.RegisterTypeAlias(reflect.TypeFor[metav1.Time](), reflect.TypeFor[time.Time]())
 	}
 	s := &Server{store: cfg.Store, log: cfg.Logger, ready: cfg.Ready, access: cfg.VMAccess, router: router}
+	s.watchesEnded, s.endWatches = context.WithCancel(context.Background())
 	s.api = humachi.New(router, hc)
 	s.handler = withRequestID(newRequestIDs(), recoverPanics(cfg.Logger, strictQuery(router)))
 
@@ -91,6 +95,11 @@ func New(cfg Config) *Server {
 
 // Handler returns the HTTP handler of the API.
 func (s *Server) Handler() http.Handler { return s.handler }
+
+// EndWatches ends every watch stream, and any started later, with an ERROR
+// event that says to resume. A daemon that stops calls it once the other
+// requests have finished: a stream never finishes by itself.
+func (s *Server) EndWatches() { s.endWatches() }
 
 // OpenAPI returns the API's OpenAPI document.
 func (s *Server) OpenAPI() *huma.OpenAPI { return s.api.OpenAPI() }

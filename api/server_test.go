@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	"paddock.dev/paddock/api"
-	"paddock.dev/paddock/core/store"
+	"paddock.dev/paddock/core/store/gormstore"
 )
 
 // newServer returns the API's handler over a store in a temporary SQLite file.
 func newServer(t testing.TB) http.Handler {
 	t.Helper()
-	st, err := store.Open(context.Background(), store.Config{Dialector: store.SQLite(filepath.Join(t.TempDir(), "db"))})
+	st, err := gormstore.Open(context.Background(), gormstore.Config{Dialector: gormstore.SQLite(filepath.Join(t.TempDir(), "db"))})
 	if err != nil {
 		t.Fatal(err)
 	}

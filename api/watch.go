@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"reflect"
 	"strconv"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -138,30 +139,50 @@ func streamJSON(obj resource.Object) *huma.StreamResponse {
 	}}
 }
 
+// streamWriteTimeout bounds writing one event to a watch's client: a client
+// that stops reading is dropped instead of holding the stream forever.
+const streamWriteTimeout = 30 * time.Second
+
 // stream writes w's events as server-sent events until the client leaves,
-// the watch ends, or the server shuts down.
+// the watch ends, or the server shuts down. A watch the daemon ends (its
+// reader fell behind, or the daemon stops) ends with an ERROR event whose
+// object is a problem saying to resume from the last event id.
 func (s *Server) stream(hctx huma.Context, k *resource.Kind, w *store.Watcher) {
 	defer w.Stop()
 	hctx.SetHeader("Content-Type", wire.EventStreamType)
 	hctx.SetHeader("Cache-Control", "no-cache")
 	hctx.SetStatus(http.StatusOK)
 	out := hctx.BodyWriter()
-	flush := func() {
-		if f, ok := out.(http.Flusher); ok {
-			f.Flush()
-		}
+	rc := http.NewResponseController(out.(http.ResponseWriter))
+	// A stream outlives the server's read timeout, which would otherwise
+	// end it.
+	rc.SetReadDeadline(time.Time{})
+	flush := func() error {
+		rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+		return rc.Flush()
 	}
 	flush()
-	ctx := hctx.Context()
+	ctx, stop := context.WithCancel(hctx.Context())
+	defer stop()
+	defer context.AfterFunc(s.watchesEnded, stop)()
 	bookmark := func(rev int64) json.RawMessage {
 		return json.RawMessage(fmt.Sprintf(`{"apiVersion":%q,"kind":%q,"metadata":{"resourceVersion":"%d"}}`, resource.APIVersion, k.Name, rev))
 	}
 	for {
 		ev, err := w.Next(ctx)
 		if err != nil {
-			if ctx.Err() == nil {
-				s.log.Debug("watch stream ended", "kind", k.Name, "err", err)
+			if hctx.Context().Err() != nil {
+				return
 			}
+			if s.watchesEnded.Err() != nil {
+				err = store.ErrWatchClosed
+			}
+			s.log.Debug("watch stream ended", "kind", k.Name, "err", err)
+			problem, _ := json.Marshal(newProblem(resource.ReasonGone, err.Error()).Problem)
+			data, _ := json.Marshal(wire.WatchEvent{Type: wire.WatchError, Object: problem})
+			rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+			fmt.Fprintf(out, "data: %s\n\n", data)
+			flush()
 			return
 		}
 		msg := wire.WatchEvent{Type: string(ev.Type), Object: ev.Object}
@@ -172,9 +193,12 @@ func (s *Server) stream(hctx huma.Context, k *resource.Kind, w *store.Watcher) {
 		if err != nil {
 			return
 		}
+		rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
 		if _, err := fmt.Fprintf(out, "id: %d\ndata: %s\n\n", ev.Revision, data); err != nil {
 			return
 		}
-		flush()
+		if flush() != nil {
+			return
+		}
 	}
 }

@@ -68,6 +68,10 @@ func (w *Watch) Next() (Event, error) {
 			if err := json.Unmarshal([]byte(data), &msg); err != nil {
 				return Event{}, fmt.Errorf("decode watch event: %w", err)
 			}
+			if msg.Type == wire.WatchError {
+				// The daemon ended the stream; its object says why.
+				return Event{}, io.EOF
+			}
 			ev.Type = msg.Type
 			if msg.Type != "BOOKMARK" {
 				ev.Object = resource.NewObject(w.kind)
@@ -121,8 +125,8 @@ func (c *Client) Follow(ctx context.Context, k *resource.Kind, ns string, opts L
 }
 
 // drain passes w's events to fn until the stream ends, keeping in from the
-// revision to resume after: a list's events carry each object's own
-// revision, so only the bookmark that ends the list counts.
+// revision to resume after: event ids only increase over a stream, so a
+// resume from any of them, mid-list too, misses nothing.
 func (c *Client) drain(ctx context.Context, w *Watch, listing bool, from *string, fn func(Event) (bool, error)) (bool, error) {
 	for {
 		ev, err := w.Next()
@@ -139,9 +143,7 @@ func (c *Client) drain(ctx context.Context, w *Watch, listing bool, from *string
 		if ev.Type == "BOOKMARK" {
 			listing = false
 		}
-		if !ev.Listing || ev.Type == "BOOKMARK" {
-			*from = ev.Revision
-		}
+		*from = ev.Revision
 		if stop, err := fn(ev); stop || err != nil {
 			return true, err
 		}

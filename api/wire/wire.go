@@ -40,6 +40,9 @@ func ObjectPath(k *resource.Kind, ns, name string) string {
 	return CollectionPath(k, ns) + "/" + url.PathEscape(name)
 }
 
+// WatchError is the type of the event that ends a watch the daemon ends.
+const WatchError = "ERROR"
+
 // ListMeta is the metadata of a list.
 type ListMeta struct {
 	ResourceVersion string `json:"resourceVersion" doc:"The revision the list is current at; watch from it to follow changes."`
@@ -58,9 +61,12 @@ type List[T any] struct {
 type RawList = List[json.RawMessage]
 
 // WatchEvent is the data of one server-sent event of a watch; the event's
-// id is the revision.
+// id is the revision, and ids only increase over a stream. A stream the
+// daemon ends (its reader fell behind, or the daemon stops) ends with an
+// event of type ERROR, without an id, whose object is a Problem: resume
+// from the last id received.
 type WatchEvent struct {
-	Type   string          `json:"type" enum:"ADDED,MODIFIED,DELETED,BOOKMARK"`
+	Type   string          `json:"type" enum:"ADDED,MODIFIED,DELETED,BOOKMARK,ERROR"`
 	Object json.RawMessage `json:"object"`
 }
 

@@ -10,12 +10,12 @@ import (
 
 	"paddock.dev/paddock/core/controller"
 	"paddock.dev/paddock/core/resource"
-	"paddock.dev/paddock/core/store"
+	"paddock.dev/paddock/core/store/gormstore"
 )
 
-func newStore(t *testing.T) *store.DB {
+func newStore(t *testing.T) *gormstore.DB {
 	t.Helper()
-	s, err := store.Open(context.Background(), store.Config{Dialector: store.SQLite(filepath.Join(t.TempDir(), "db"))})
+	s, err := gormstore.Open(context.Background(), gormstore.Config{Dialector: gormstore.SQLite(filepath.Join(t.TempDir(), "db"))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,14 +1,13 @@
-// Package store keeps Paddock's objects: the Store interface every other
-// layer uses, and its gorm implementation (SQLite by default, in WAL mode).
+// Package store is the contract between Paddock's objects and everything
+// that reads and writes them: the Store interface, its options and events,
+// selectors, admission hooks, and the watch fan-out (Hub and Watcher) that
+// any implementation uses. It imports no database; gormstore implements it.
 //
-// It owns the semantics the API promises: one global, strictly increasing
+// The semantics every implementation keeps: one global, strictly increasing
 // revision advanced by every write in the same transaction as the write;
 // optimistic concurrency on resourceVersion; generation that moves only with
 // spec; spec and status written apart; deletion held by finalizers; the
-// owned-by deletion guard; label and field selectors; and watches that replay
-// from a revision and then stream, from an event log kept in the database.
-//
-// Reads are served from an in-memory index of every object that is loaded
-// at open and updated after each commit; the daemon is the store's only
-// user (a lock file guarantees it), so the index never goes stale.
+// owned-by deletion guard; label and field selectors; and watches that list
+// or replay from a revision and then stream, with event ids that only
+// increase, and memory per watcher bounded in bytes.
 package store

@@ -34,3 +34,29 @@ func ParseFieldSelector(s string) (fields.Selector, error) {
 	}
 	return sel, nil
 }
+
+// Matcher reports whether a list or watch selects the object with key and
+// labels.
+type Matcher func(key resource.Key, labels map[string]string) bool
+
+// Matcher returns the predicate that selects what opts ask for.
+func (opts ListOptions) Matcher() Matcher {
+	sel := opts.Labels
+	if sel == nil {
+		sel = labels.Everything()
+	}
+	fsel := opts.Fields
+	if fsel == nil {
+		fsel = fields.Everything()
+	}
+	kind := opts.Kind.Name
+	return func(k resource.Key, l map[string]string) bool {
+		if k.Kind != kind || (opts.Namespace != "" && k.Namespace != opts.Namespace) {
+			return false
+		}
+		if !sel.Matches(labels.Set(l)) {
+			return false
+		}
+		return fsel.Empty() || fsel.Matches(fields.Set{"metadata.name": k.Name, "metadata.namespace": k.Namespace})
+	}
+}

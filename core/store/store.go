@@ -70,3 +70,13 @@ type WatchOptions struct {
 	// fails with Gone.
 	ResourceVersion int64
 }
+
+// AdmitFunc accepts or rejects a create (old is nil) or an update of
+// metadata and spec. Its error is returned to the writer as is; make it an
+// Invalid *resource.Error naming the field.
+type AdmitFunc func(ctx context.Context, r Reader, obj, old resource.Object) error
+
+// Reader reads objects; admission checks get one.
+type Reader interface {
+	Get(ctx context.Context, key resource.Key) (resource.Object, error)
+}

@@ -20,10 +20,15 @@ const (
 	Bookmark EventType = "BOOKMARK"
 )
 
-// maxPending bounds the events queued for one watcher; a watcher that falls
-// further behind is ended with ErrWatchTooSlow and resumes from its last
-// revision, as any watcher may.
-const maxPending = 10000
+// MaxPendingBytes bounds the live events queued for one watcher, in bytes
+// of their objects: a watcher that falls further behind is ended with
+// ErrWatchTooSlow and resumes from the last revision it received, as any
+// watcher may. Writers never wait for a watcher. The listing or replay a
+// watch starts with is not queued: it is read as the watcher asks for it.
+const MaxPendingBytes = 32 << 20
+
+// eventOverhead is what one queued event costs besides its object.
+const eventOverhead = 128
 
 // ErrWatchTooSlow ends a watch whose reader fell too far behind.
 var ErrWatchTooSlow = errors.New("watch ended: the reader fell too far behind; resume from the last revision received")
@@ -42,26 +47,67 @@ type Event struct {
 	Object []byte
 }
 
-// Watcher delivers the events of one watch in revision order.
-type Watcher struct {
-	match func(resource.Key, map[string]string) bool
-	hub   *hub
+func (ev Event) size() int { return len(ev.Object) + eventOverhead }
 
-	mu      sync.Mutex
-	pending []Event
-	err     error
-	ready   chan struct{} // holds a token while pending or err is set
+// Backlog yields the events a watch starts with (a listing of current
+// objects, or a replay of the event log), a batch at a time, in increasing
+// revision; an empty batch ends it. It runs on the watcher's goroutine,
+// outside the store's locks.
+type Backlog func(ctx context.Context) ([]Event, error)
+
+// Watcher delivers the events of one watch in increasing revision: its
+// backlog, a BOOKMARK at the revision the backlog is current at, then live
+// events. Next is for one goroutine at a time.
+type Watcher struct {
+	match Matcher
+	hub   *Hub
+	start int64 // the backlog's revision; live events at or before it are in the backlog
+
+	backlog Backlog // nil once drained
+	batch   []Event // the backlog's current batch
+
+	mu           sync.Mutex
+	pending      []Event
+	pendingBytes int
+	err          error
+	ready        chan struct{} // holds a token while pending or err is set
 }
 
 // Next returns the next event, waiting for one. It fails with the reason
 // the watch ended, or ctx's error.
 func (w *Watcher) Next(ctx context.Context) (Event, error) {
 	for {
+		if err := w.ended(); err != nil && !errors.Is(err, ErrWatchTooSlow) {
+			return Event{}, err
+		}
+		if len(w.batch) > 0 {
+			ev := w.batch[0]
+			w.batch[0] = Event{}
+			w.batch = w.batch[1:]
+			if ev.Type == Bookmark || w.match(ev.Key, ev.Labels) {
+				return ev, nil
+			}
+			continue
+		}
+		if w.backlog != nil {
+			batch, err := w.backlog(ctx)
+			if err != nil {
+				w.Stop()
+				return Event{}, err
+			}
+			if len(batch) == 0 {
+				w.backlog = nil
+				batch = []Event{{Type: Bookmark, Revision: w.start}}
+			}
+			w.batch = batch
+			continue
+		}
 		w.mu.Lock()
 		if len(w.pending) > 0 {
 			ev := w.pending[0]
 			w.pending[0] = Event{}
 			w.pending = w.pending[1:]
+			w.pendingBytes -= ev.size()
 			w.mu.Unlock()
 			return ev, nil
 		}
@@ -78,16 +124,22 @@ func (w *Watcher) Next(ctx context.Context) (Event, error) {
 	}
 }
 
+func (w *Watcher) ended() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
 // Stop ends the watch; Next then fails with context.Canceled.
 func (w *Watcher) Stop() {
 	w.hub.remove(w)
 	w.end(context.Canceled)
 }
 
-// push queues ev if the watch selects it. It reports false once the watch
-// has ended, so the hub can drop it.
+// push queues a live event if the watch selects it. It reports false once
+// the watch has ended, so the hub can drop it.
 func (w *Watcher) push(ev Event) bool {
-	if ev.Type != Bookmark && !w.match(ev.Key, ev.Labels) {
+	if ev.Revision <= w.start || !w.match(ev.Key, ev.Labels) {
 		return true
 	}
 	w.mu.Lock()
@@ -96,12 +148,13 @@ func (w *Watcher) push(ev Event) bool {
 		return false
 	}
 	defer w.signal()
-	if len(w.pending) >= maxPending {
-		w.pending = nil
+	if w.pendingBytes+ev.size() > MaxPendingBytes {
+		w.pending, w.pendingBytes = nil, 0
 		w.err = ErrWatchTooSlow
 		return false
 	}
 	w.pending = append(w.pending, ev)
+	w.pendingBytes += ev.size()
 	return true
 }
 
@@ -121,31 +174,44 @@ func (w *Watcher) signal() {
 	}
 }
 
-// hub fans committed events out to the live watchers.
-type hub struct {
+// Hub fans committed events out to the live watchers. A store
+// implementation owns one.
+type Hub struct {
 	mu       sync.Mutex
 	watchers map[*Watcher]struct{}
 }
 
-func newHub() *hub { return &hub{watchers: map[*Watcher]struct{}{}} }
+// NewHub returns a hub without watchers.
+func NewHub() *Hub { return &Hub{watchers: map[*Watcher]struct{}{}} }
 
-func (h *hub) newWatcher(match func(resource.Key, map[string]string) bool) *Watcher {
-	return &Watcher{match: match, hub: h, ready: make(chan struct{}, 1)}
-}
-
-func (h *hub) add(w *Watcher) {
+// Watch starts a watcher of the events match selects: backlog's events,
+// current at revision start, then every event published after start. The
+// caller must make sure every event after start is published after this
+// call or is in the backlog; published events at or before start are
+// dropped.
+func (h *Hub) Watch(match Matcher, start int64, backlog Backlog) *Watcher {
+	w := &Watcher{match: match, hub: h, start: start, backlog: backlog, ready: make(chan struct{}, 1)}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.watchers[w] = struct{}{}
+	return w
 }
 
-func (h *hub) remove(w *Watcher) {
+// Len returns the number of live watchers.
+func (h *Hub) Len() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.watchers)
+}
+
+func (h *Hub) remove(w *Watcher) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	delete(h.watchers, w)
 }
 
-func (h *hub) publish(ev Event) {
+// Publish queues ev for every watcher that selects it, without waiting.
+func (h *Hub) Publish(ev Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for w := range h.watchers {
@@ -155,8 +221,8 @@ func (h *hub) publish(ev Event) {
 	}
 }
 
-// closeAll ends every watch with err.
-func (h *hub) closeAll(err error) {
+// CloseAll ends every watch with err.
+func (h *Hub) CloseAll(err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for w := range h.watchers {

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bufio"
 	"fmt"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -104,5 +106,41 @@ func TestTCPBearerSchemeAndRefusedConnections(t *testing.T) {
 	}
 	if r := get("Basic " + token); r.StatusCode != 401 || !r.Close {
 		t.Fatalf("wrong scheme: %d (close %v), want 401 and the connection closed", r.StatusCode, r.Close)
+	}
+}
+
+// A watch delivers every object however many there are (it once answered
+// an empty 200 past 10,000), with event ids that only increase.
+func TestWatchPastTenThousandOverTheSocket(t *testing.T) {
+	e := newEnv(t, "default")
+	const n = 10_001
+	fill(t, e.path("db"), n)
+	d := e.serve()
+	resp, err := d.http.Get("http://paddock/api/v1alpha1/configmaps?watch=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	added, last := 0, int64(-1)
+	for sc.Scan() {
+		line := sc.Text()
+		if id, ok := strings.CutPrefix(line, "id: "); ok {
+			rev, err := strconv.ParseInt(id, 10, 64)
+			if err != nil || rev < last {
+				t.Fatalf("event id %q after %d: ids must not go backwards", id, last)
+			}
+			last = rev
+		}
+		if strings.Contains(line, `"type":"ADDED"`) {
+			added++
+		}
+		if strings.Contains(line, `"type":"BOOKMARK"`) {
+			break
+		}
+	}
+	if added != n {
+		t.Fatalf("the watch delivered %d objects before its bookmark, want %d", added, n)
 	}
 }

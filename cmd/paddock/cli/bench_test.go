@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"paddock.dev/paddock/core/resource"
-	"paddock.dev/paddock/core/store"
+	"paddock.dev/paddock/core/store/gormstore"
 )
 
 // The benchmarks run the real daemon and measure it from outside, as a
@@ -195,9 +195,9 @@ func BenchmarkList10000(b *testing.B) {
 }
 
 // fill writes n ConfigMaps into the database at path through the store.
-func fill(b *testing.B, path string, n int) {
+func fill(b testing.TB, path string, n int) {
 	os.MkdirAll(filepath.Dir(path), 0o755)
-	st, err := store.Open(context.Background(), store.Config{Dialector: store.SQLite(path)})
+	st, err := gormstore.Open(context.Background(), gormstore.Config{Dialector: gormstore.SQLite(path)})
 	if err != nil {
 		b.Fatal(err)
 	}

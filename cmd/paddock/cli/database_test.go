@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"testing"
 
-	"paddock.dev/paddock/core/store/storetest"
+	"paddock.dev/paddock/core/store/gormstore/storetest"
 )
 
 // The daemon keeps its objects where --database says, and finds them there

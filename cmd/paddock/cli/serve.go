@@ -21,7 +21,7 @@ import (
 	"paddock.dev/paddock/core/atomicfile"
 	"paddock.dev/paddock/core/buildinfo"
 	"paddock.dev/paddock/core/instance"
-	"paddock.dev/paddock/core/store"
+	"paddock.dev/paddock/core/store/gormstore"
 	"paddock.dev/paddock/core/vm"
 	"paddock.dev/paddock/platform/service"
 )
@@ -102,7 +102,7 @@ func runDaemon(ctx context.Context, cfg daemonConfig) error {
 	if database == "" {
 		database = p.DB
 	}
-	dialector, err := store.Dialector(database)
+	dialector, err := gormstore.Dialector(database)
 	if err != nil {
 		return usageError("%v", err)
 	}
@@ -134,7 +134,7 @@ func runDaemon(ctx context.Context, cfg daemonConfig) error {
 	if err != nil {
 		return err
 	}
-	st, err := store.Open(ctx, store.Config{Dialector: dialector, Admit: vm.Admit(driver), Logger: log})
+	st, err := gormstore.Open(ctx, gormstore.Config{Dialector: dialector, Admit: vm.Admit(driver), Logger: log})
 	if err != nil {
 		return err
 	}

@@ -1,17 +1,17 @@
-package store
+package gormstore
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"time"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/google/uuid"
 
 	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/core/store"
 )
 
 // Get returns a copy of the stored object.
@@ -30,7 +30,7 @@ func (s *DB) Get(_ context.Context, key resource.Key) (resource.Object, error) {
 }
 
 // List returns copies of the objects opts select.
-func (s *DB) List(ctx context.Context, opts ListOptions) ([]resource.Object, int64, error) {
+func (s *DB) List(ctx context.Context, opts store.ListOptions) ([]resource.Object, int64, error) {
 	raws, rev, err := s.ListRaw(ctx, opts)
 	if err != nil {
 		return nil, 0, err
@@ -45,16 +45,18 @@ func (s *DB) List(ctx context.Context, opts ListOptions) ([]resource.Object, int
 }
 
 // ListRaw returns the JSON of the objects opts select.
-func (s *DB) ListRaw(_ context.Context, opts ListOptions) ([][]byte, int64, error) {
-	match := matcher(opts)
+func (s *DB) ListRaw(_ context.Context, opts store.ListOptions) ([][]byte, int64, error) {
+	match := opts.Matcher()
 	s.imu.RLock()
-	defer s.imu.RUnlock()
 	entries := s.index.list(match, opts.Kind.Name)
+	rev := s.rev.Load()
+	s.imu.RUnlock()
+	sortByName(entries)
 	out := make([][]byte, len(entries))
 	for i, e := range entries {
 		out[i] = e.raw
 	}
-	return out, s.rev.Load(), nil
+	return out, rev, nil
 }
 
 // Create stores a new object.
@@ -93,7 +95,7 @@ func (s *DB) Create(ctx context.Context, obj resource.Object) (resource.Object, 
 			return nil, err
 		}
 	}
-	return s.commit(ctx, Added, k, obj)
+	return s.commit(ctx, store.Added, k, obj)
 }
 
 // Update replaces metadata and spec of a stored object.
@@ -153,7 +155,7 @@ func (s *DB) update(ctx context.Context, k *resource.Kind, obj resource.Object) 
 			}
 		}
 		if len(nm.Finalizers) == 0 {
-			return s.commit(ctx, Deleted, k, obj)
+			return s.commit(ctx, store.Deleted, k, obj)
 		}
 	}
 	if bytes.Equal(raw, e.raw) {
@@ -165,7 +167,7 @@ func (s *DB) update(ctx context.Context, k *resource.Kind, obj resource.Object) 
 	if specChanged {
 		nm.Generation++
 	}
-	return s.commit(ctx, Modified, k, obj)
+	return s.commit(ctx, store.Modified, k, obj)
 }
 
 func (s *DB) admitWrite(ctx context.Context, obj, old resource.Object) error {
@@ -220,7 +222,7 @@ func (s *DB) updateStatus(ctx context.Context, k *resource.Kind, obj resource.Ob
 	if bytes.Equal(raw, e.raw) {
 		return old, nil
 	}
-	return s.commit(ctx, Modified, k, updated)
+	return s.commit(ctx, store.Modified, k, updated)
 }
 
 // Patch applies a JSON merge patch to a stored object.
@@ -239,7 +241,7 @@ func (s *DB) Patch(ctx context.Context, key resource.Key, patch []byte, status b
 	if err != nil {
 		return nil, resource.Errorf(resource.ReasonBadRequest, "the body is not a JSON merge patch (RFC 7386): %v", err)
 	}
-	obj, err := DecodeStrict(k, merged)
+	obj, err := store.DecodeStrict(k, merged)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +255,7 @@ func (s *DB) Patch(ctx context.Context, key resource.Key, patch []byte, status b
 }
 
 // Delete deletes an object, or marks it Terminating while it has finalizers.
-func (s *DB) Delete(ctx context.Context, key resource.Key, opts DeleteOptions) (resource.Object, error) {
+func (s *DB) Delete(ctx context.Context, key resource.Key, opts store.DeleteOptions) (resource.Object, error) {
 	k, err := lookupKind(key.Kind)
 	if err != nil {
 		return nil, err
@@ -285,14 +287,14 @@ func (s *DB) Delete(ctx context.Context, key resource.Key, opts DeleteOptions) (
 	}
 	switch {
 	case len(m.Finalizers) == 0:
-		return s.commit(ctx, Deleted, k, obj)
+		return s.commit(ctx, store.Deleted, k, obj)
 	case m.Terminating() && !released:
 		return obj, nil
 	case !m.Terminating():
 		deleted := now()
 		m.DeletionTimestamp = &deleted
 	}
-	return s.commit(ctx, Modified, k, obj)
+	return s.commit(ctx, store.Modified, k, obj)
 }
 
 // current returns the stored entry for key and a decoded copy of it,
@@ -323,59 +325,96 @@ func (s *DB) ownerExists(ns string, ref resource.OwnerReference) bool {
 	return e != nil && e.uid == ref.UID
 }
 
-// Watch starts a watch; it ends when ctx is done or Stop is called.
-func (s *DB) Watch(ctx context.Context, opts WatchOptions) (*Watcher, error) {
-	match := matcher(opts.ListOptions)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, resource.Errorf(resource.ReasonInternal, "the store is closed")
-	}
-	w := s.hub.newWatcher(match)
+// Watch starts a watch; it ends when ctx is done or Stop is called. It
+// takes no write lock: the listing is a snapshot of the index and the
+// replay is read from the log as the watcher asks for it.
+func (s *DB) Watch(ctx context.Context, opts store.WatchOptions) (*store.Watcher, error) {
+	match := opts.Matcher()
+	kind := opts.Kind.Name
+	s.imu.RLock()
+	defer s.imu.RUnlock()
 	rev := s.rev.Load()
-	switch from := opts.ResourceVersion; {
+	var backlog store.Backlog
+	switch from, oldest := opts.ResourceVersion, s.oldest.Load(); {
 	case from == 0:
-		for _, e := range s.index.list(match, opts.Kind.Name) {
-			objRev, _ := strconv.ParseInt(e.resourceVersion, 10, 64)
-			w.push(Event{Type: Added, Revision: objRev, Key: e.key, Labels: e.labels, Object: e.raw})
-		}
+		entries := s.index.list(match, kind)
+		sortByRevision(entries)
+		backlog = listing(entries)
 	case from > rev:
 		return nil, resource.Errorf(resource.ReasonGone,
 			"resourceVersion %d is newer than the store's revision %d: list again and watch from the list's resourceVersion", from, rev)
-	case from < s.oldest-1:
+	case from < oldest-1:
 		return nil, resource.Errorf(resource.ReasonGone,
-			"resourceVersion %d is too old to resume from (the oldest kept is %d): list again and watch from the list's resourceVersion", from, s.oldest-1)
+			"resourceVersion %d is too old to resume from (the oldest kept is %d): list again and watch from the list's resourceVersion", from, oldest-1)
 	default:
-		if err := s.replay(ctx, w, opts.Kind.Name, from); err != nil {
-			return nil, err
-		}
+		backlog = s.replay(kind, from, rev)
 	}
-	w.push(Event{Type: Bookmark, Revision: rev})
-	s.hub.add(w)
+	if s.isClosed() {
+		return nil, resource.Errorf(resource.ReasonInternal, "the store is closed")
+	}
+	w := s.hub.Watch(match, rev, backlog)
 	context.AfterFunc(ctx, w.Stop)
 	return w, nil
 }
 
-// replay queues every logged event of kind after revision from.
-func (s *DB) replay(ctx context.Context, w *Watcher, kind string, from int64) error {
-	var rows []eventRow
-	err := s.db.WithContext(ctx).Where("revision > ? AND kind = ?", from, kind).Order("revision").Find(&rows).Error
-	if err != nil {
-		return fmt.Errorf("read event log: %w", err)
-	}
-	for _, r := range rows {
-		var meta struct {
-			Metadata struct {
-				Labels map[string]string `json:"labels"`
-			} `json:"metadata"`
+// listingBatch is how many objects of a listing a watcher takes at once.
+const listingBatch = 256
+
+// listing yields an ADDED event per entry, in the entries' order.
+func listing(entries []*entry) store.Backlog {
+	return func(context.Context) ([]store.Event, error) {
+		n := min(listingBatch, len(entries))
+		batch := make([]store.Event, n)
+		for i, e := range entries[:n] {
+			batch[i] = store.Event{Type: store.Added, Revision: e.revision, Key: e.key, Labels: e.labels, Object: e.raw}
 		}
-		if err := json.Unmarshal(r.Body, &meta); err != nil {
-			return fmt.Errorf("read event %d: %w", r.Revision, err)
-		}
-		key := resource.Key{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
-		w.push(Event{Type: EventType(r.Type), Revision: r.Revision, Key: key, Labels: meta.Metadata.Labels, Object: r.Body})
+		entries = entries[n:]
+		return batch, nil
 	}
-	return nil
+}
+
+// replayBatch is how many logged events a watcher reads at once; events
+// hold up to a few MiB each.
+const replayBatch = 16
+
+// replay yields every logged event of kind after revision from up to
+// revision to, read a batch at a time. If the log is trimmed past the
+// next event to read, the watch ends: resuming from the last revision it
+// delivered then fails with Gone, and the watcher lists again.
+func (s *DB) replay(kind string, from, to int64) store.Backlog {
+	return func(ctx context.Context) ([]store.Event, error) {
+		if from >= to {
+			return nil, nil
+		}
+		var rows []eventRow
+		err := s.db.WithContext(ctx).Where("revision > ? AND revision <= ? AND kind = ?", from, to, kind).
+			Order("revision").Limit(replayBatch).Find(&rows).Error
+		if err != nil {
+			return nil, s.storageError("read the event log", err)
+		}
+		if from < s.oldest.Load()-1 {
+			return nil, store.ErrWatchTooSlow
+		}
+		out := make([]store.Event, len(rows))
+		for i, r := range rows {
+			var meta struct {
+				Metadata struct {
+					Labels map[string]string `json:"labels"`
+				} `json:"metadata"`
+			}
+			if err := json.Unmarshal(r.Body, &meta); err != nil {
+				return nil, fmt.Errorf("read event %d: %w", r.Revision, err)
+			}
+			key := resource.Key{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
+			out[i] = store.Event{Type: store.EventType(r.Type), Revision: r.Revision, Key: key, Labels: meta.Metadata.Labels, Object: r.Body}
+		}
+		if len(rows) < replayBatch {
+			from = to
+		} else {
+			from = rows[len(rows)-1].Revision
+		}
+		return out, nil
+	}
 }
 
 func lookupKind(name string) (*resource.Kind, error) {

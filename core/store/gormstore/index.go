@@ -1,12 +1,10 @@
-package store
+package gormstore
 
 import (
 	"sort"
 
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
-
 	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/core/store"
 )
 
 // entry is one object as the index holds it: its JSON and what selectors
@@ -15,6 +13,7 @@ type entry struct {
 	key             resource.Key
 	uid             string
 	resourceVersion string
+	revision        int64 // resourceVersion as a number
 	labels          map[string]string
 	raw             []byte
 }
@@ -57,42 +56,30 @@ func (x *index) byName(kind, name string) []*entry {
 	return out
 }
 
-// list returns the entries that match, sorted by namespace and name.
-func (x *index) list(match func(resource.Key, map[string]string) bool, kind string) []*entry {
+// list returns the entries of kind that match, in no order.
+func (x *index) list(match store.Matcher, kind string) []*entry {
 	var out []*entry
 	for _, e := range x.byKind[kind] {
 		if match(e.key, e.labels) {
 			out = append(out, e)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i].key, out[j].key
+	return out
+}
+
+// sortByName sorts entries by namespace and name, as lists are.
+func sortByName(entries []*entry) {
+	sort.Slice(entries, func(i, j int) bool {
+		a, b := entries[i].key, entries[j].key
 		if a.Namespace != b.Namespace {
 			return a.Namespace < b.Namespace
 		}
 		return a.Name < b.Name
 	})
-	return out
 }
 
-// matcher returns the predicate that selects what opts ask for.
-func matcher(opts ListOptions) func(resource.Key, map[string]string) bool {
-	sel := opts.Labels
-	if sel == nil {
-		sel = labels.Everything()
-	}
-	fsel := opts.Fields
-	if fsel == nil {
-		fsel = fields.Everything()
-	}
-	kind := opts.Kind.Name
-	return func(k resource.Key, l map[string]string) bool {
-		if k.Kind != kind || (opts.Namespace != "" && k.Namespace != opts.Namespace) {
-			return false
-		}
-		if !sel.Matches(labels.Set(l)) {
-			return false
-		}
-		return fsel.Empty() || fsel.Matches(fields.Set{"metadata.name": k.Name, "metadata.namespace": k.Namespace})
-	}
+// sortByRevision sorts entries by the revision of their last write, as the
+// listing a watch starts with is: its event ids then only increase.
+func sortByRevision(entries []*entry) {
+	sort.Slice(entries, func(i, j int) bool { return entries[i].revision < entries[j].revision })
 }

@@ -1,4 +1,4 @@
-package store_test
+package gormstore_test
 
 import (
 	"context"
@@ -10,13 +10,14 @@ import (
 
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/core/store"
-	"paddock.dev/paddock/core/store/storetest"
+	"paddock.dev/paddock/core/store/gormstore"
+	"paddock.dev/paddock/core/store/gormstore/storetest"
 )
 
 // openStore opens the store at a database address from storetest.Database.
-func openStore(t testing.TB, address string) *store.DB {
+func openStore(t testing.TB, address string) *gormstore.DB {
 	t.Helper()
-	s, err := store.Open(context.Background(), config(t, address))
+	s, err := gormstore.Open(context.Background(), config(t, address))
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
@@ -24,16 +25,16 @@ func openStore(t testing.TB, address string) *store.DB {
 	return s
 }
 
-func config(t testing.TB, address string) store.Config {
+func config(t testing.TB, address string) gormstore.Config {
 	t.Helper()
-	d, err := store.Dialector(address)
+	d, err := gormstore.Dialector(address)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return store.Config{Dialector: d}
+	return gormstore.Config{Dialector: d}
 }
 
-func newStore(t testing.TB) *store.DB {
+func newStore(t testing.TB) *gormstore.DB {
 	return openStore(t, storetest.Database(t))
 }
 
@@ -398,7 +399,7 @@ func namesOf(objs []resource.Object) string {
 
 func TestDataSurvivesReopen(t *testing.T) {
 	address := storetest.Database(t)
-	s, err := store.Open(context.Background(), config(t, address))
+	s, err := gormstore.Open(context.Background(), config(t, address))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -491,7 +492,7 @@ func TestWatchReplaysFromRevision(t *testing.T) {
 func TestWatchTooOldIsGone(t *testing.T) {
 	cfg := config(t, storetest.Database(t))
 	cfg.EventRetention = 10
-	s, err := store.Open(context.Background(), cfg)
+	s, err := gormstore.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -517,7 +518,7 @@ func TestWatchTooOldIsGone(t *testing.T) {
 }
 
 func TestWatchEndsWhenStoreCloses(t *testing.T) {
-	s, err := store.Open(context.Background(), config(t, storetest.Database(t)))
+	s, err := gormstore.Open(context.Background(), config(t, storetest.Database(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -547,7 +548,7 @@ func TestAdmissionSeesOtherObjects(t *testing.T) {
 	}
 	cfg := config(t, storetest.Database(t))
 	cfg.Admit = admit
-	s, err := store.Open(ctx, cfg)
+	s, err := gormstore.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package store
+package gormstore
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	gormlogger "gorm.io/gorm/logger"
 
 	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/core/store"
 )
 
 // DefaultEventRetention is how many events the log keeps for watches to
@@ -59,18 +60,8 @@ type Config struct {
 	// Admit, when set, checks every spec write after the kind's own
 	// validation, with read access to the store: checks that need other
 	// objects or the host, such as a VM's template.
-	Admit  AdmitFunc
+	Admit  store.AdmitFunc
 	Logger *slog.Logger
-}
-
-// AdmitFunc accepts or rejects a create (old is nil) or an update of
-// metadata and spec. Its error is returned to the writer as is; make it an
-// Invalid *resource.Error naming the field.
-type AdmitFunc func(ctx context.Context, r Reader, obj, old resource.Object) error
-
-// Reader reads objects; admission checks get one.
-type Reader interface {
-	Get(ctx context.Context, key resource.Key) (resource.Object, error)
 }
 
 // SQLite returns the dialector for the SQLite database file at path, in WAL
@@ -85,22 +76,22 @@ func SQLite(path string) gorm.Dialector {
 type DB struct {
 	db        *gorm.DB
 	retention int64
-	admit     AdmitFunc
+	admit     store.AdmitFunc
 	log       *slog.Logger
 
 	// mu serialises writes, and watch set-up against them, so that the
 	// revision, the index and the event fan-out move in one order.
 	mu     sync.Mutex
-	rev    atomic.Int64
-	oldest int64 // lowest revision still in the event log
+	rev    atomic.Int64 // moves with the index, under imu
+	oldest atomic.Int64 // lowest revision still in the event log
 	// imu guards index against readers; only writers holding mu change it.
 	imu    sync.RWMutex
 	index  *index
-	hub    *hub
-	closed bool
+	hub    *store.Hub
+	closed atomic.Bool
 }
 
-var _ Store = (*DB)(nil)
+var _ store.Store = (*DB)(nil)
 
 // Open opens the database, migrates its schema and loads every object.
 func Open(ctx context.Context, cfg Config) (*DB, error) {
@@ -118,7 +109,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	s := &DB{db: gdb, retention: cfg.EventRetention, admit: cfg.Admit, log: cfg.Logger, index: newIndex(), hub: newHub()}
+	s := &DB{db: gdb, retention: cfg.EventRetention, admit: cfg.Admit, log: cfg.Logger, index: newIndex(), hub: store.NewHub()}
 	if sqlDB, err := gdb.DB(); err == nil && gdb.Dialector.Name() == "sqlite" {
 		// One connection: SQLite has one writer anyway, and reads are
 		// served from memory.
@@ -141,9 +132,9 @@ func (s *DB) load(ctx context.Context) error {
 		return fmt.Errorf("read revision: %w", err)
 	}
 	s.rev.Store(bounds.Max)
-	s.oldest = bounds.Min
-	if s.oldest == 0 {
-		s.oldest = bounds.Max + 1
+	s.oldest.Store(bounds.Min)
+	if bounds.Min == 0 {
+		s.oldest.Store(bounds.Max + 1)
 	}
 	var rows []objectRow
 	if err := db.Find(&rows).Error; err != nil {
@@ -170,11 +161,11 @@ func (s *DB) Revision() int64 { return s.rev.Load() }
 func (s *DB) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed.Load() {
 		return nil
 	}
-	s.closed = true
-	s.hub.closeAll(ErrWatchClosed)
+	s.closed.Store(true)
+	s.hub.CloseAll(store.ErrWatchClosed)
 	sqlDB, err := s.db.DB()
 	if err != nil {
 		return err
@@ -185,8 +176,8 @@ func (s *DB) Close() error {
 // commit writes one change and its event in one transaction, then advances
 // the revision, updates the index and tells the watchers. The caller holds
 // s.mu. It returns the object as stored.
-func (s *DB) commit(ctx context.Context, typ EventType, k *resource.Kind, obj resource.Object) (resource.Object, error) {
-	if s.closed {
+func (s *DB) commit(ctx context.Context, typ store.EventType, k *resource.Kind, obj resource.Object) (resource.Object, error) {
+	if s.closed.Load() {
 		return nil, resource.Errorf(resource.ReasonInternal, "the store is closed")
 	}
 	rev := s.rev.Load() + 1
@@ -196,11 +187,11 @@ func (s *DB) commit(ctx context.Context, typ EventType, k *resource.Kind, obj re
 	if err != nil {
 		return nil, err
 	}
-	prune := rev%pruneEvery == 0 && rev-s.retention >= s.oldest
+	prune := rev%pruneEvery == 0 && rev-s.retention >= s.oldest.Load()
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		row := objectRow{Kind: key.Kind, Namespace: key.Namespace, Name: key.Name, Revision: rev, Body: raw}
 		var err error
-		if typ == Deleted {
+		if typ == store.Deleted {
 			err = tx.Delete(&row).Error
 		} else {
 			err = tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&row).Error
@@ -220,25 +211,29 @@ func (s *DB) commit(ctx context.Context, typ EventType, k *resource.Kind, obj re
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", key, err)
 	}
-	s.rev.Store(rev)
 	if prune {
-		s.oldest = rev - s.retention + 1
+		s.oldest.Store(rev - s.retention + 1)
 	}
 	e := entryOf(obj, raw)
+	// The revision moves with the index, so that a watch that reads both
+	// under imu sees every write up to the revision in the index, and
+	// every later one published.
 	s.imu.Lock()
-	if typ == Deleted {
+	if typ == store.Deleted {
 		s.index.delete(key)
 	} else {
 		s.index.put(e)
 	}
+	s.rev.Store(rev)
 	s.imu.Unlock()
-	s.hub.publish(Event{Type: typ, Revision: rev, Key: key, Labels: e.labels, Object: raw})
+	s.hub.Publish(store.Event{Type: typ, Revision: rev, Key: key, Labels: e.labels, Object: raw})
 	return decode(k, raw)
 }
 
 func entryOf(obj resource.Object, raw []byte) *entry {
 	m := obj.GetMeta()
-	return &entry{key: resource.KeyOf(obj), uid: m.UID, resourceVersion: m.ResourceVersion, labels: m.Labels, raw: raw}
+	rev, _ := strconv.ParseInt(m.ResourceVersion, 10, 64)
+	return &entry{key: resource.KeyOf(obj), uid: m.UID, resourceVersion: m.ResourceVersion, revision: rev, labels: m.Labels, raw: raw}
 }
 
 // kindOf returns the registered kind of obj.
@@ -265,4 +260,11 @@ func checkVersion(key resource.Key, want, have string) error {
 	return resource.Errorf(resource.ReasonConflict,
 		"%s was modified (its resourceVersion is %s, the request expected %s): read it again and retry",
 		resource.Describe(key), have, want)
+}
+
+func (s *DB) isClosed() bool { return s.closed.Load() }
+
+// storageError describes a failed database operation.
+func (s *DB) storageError(what string, err error) error {
+	return fmt.Errorf("%s: %w", what, err)
 }

@@ -1,0 +1,159 @@
+package gormstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/core/store"
+	"paddock.dev/paddock/core/store/gormstore"
+)
+
+var cmWatch = store.WatchOptions{ListOptions: store.ListOptions{Kind: resource.KindConfigMap}}
+
+// collect reads w until its BOOKMARK and returns the events before it.
+func collect(t *testing.T, w *store.Watcher) []store.Event {
+	t.Helper()
+	var out []store.Event
+	for {
+		ev := nextEvent(t, w)
+		if ev.Type == store.Bookmark {
+			return out
+		}
+		out = append(out, ev)
+	}
+}
+
+// A watch delivers any number of objects, and a replay any number of
+// events: both once stopped at 10,000 with an empty stream.
+func TestWatchDeliversMoreThanTenThousand(t *testing.T) {
+	s := newStore(t)
+	const n = 10_050
+	for i := 0; i < n; i++ {
+		mustCreate(t, s, configMap("default", fmt.Sprintf("cm-%05d", i), nil))
+	}
+	w, err := s.Watch(context.Background(), cmWatch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if got := len(collect(t, w)); got != n {
+		t.Fatalf("the listing delivered %d objects, want %d", got, n)
+	}
+
+	// Resume from the oldest revision the log keeps.
+	opts := cmWatch
+	opts.ResourceVersion = s.Revision() - gormstore.DefaultEventRetention
+	r, err := s.Watch(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Stop()
+	if got := len(collect(t, r)); got != gormstore.DefaultEventRetention {
+		t.Fatalf("the replay delivered %d events, want %d", got, gormstore.DefaultEventRetention)
+	}
+}
+
+// Event ids only increase over a stream, the listing included, and a
+// resume from any id the stream sent ends at the same objects.
+func TestWatchIdsIncreaseAndResumeIsExact(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	// Names in the reverse order of their writes, and later edits, so
+	// that name order and revision order differ.
+	for _, name := range []string{"e", "d", "c", "b", "a"} {
+		mustCreate(t, s, configMap("default", name, nil))
+	}
+	for _, name := range []string{"c", "e"} {
+		if _, err := s.Patch(ctx, resource.Key{Kind: "ConfigMap", Namespace: "default", Name: name}, []byte(`{"data":{"k":"v"}}`), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := s.Watch(ctx, cmWatch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listing := collect(t, w)
+	w.Stop()
+	for i := 1; i < len(listing); i++ {
+		if listing[i].Revision <= listing[i-1].Revision {
+			t.Fatalf("ids go backwards: %d after %d", listing[i].Revision, listing[i-1].Revision)
+		}
+	}
+	all := names(listing)
+	for i := range listing {
+		// A client that received listing[:i+1], then reconnected with
+		// the last id.
+		opts := cmWatch
+		opts.ResourceVersion = listing[i].Revision
+		r, err := s.Watch(ctx, opts)
+		if err != nil {
+			t.Fatalf("resume from %d: %v", listing[i].Revision, err)
+		}
+		seen := names(append(append([]store.Event(nil), listing[:i+1]...), collect(t, r)...))
+		r.Stop()
+		if seen != all {
+			t.Fatalf("resumed from id %d: saw %s, want %s", listing[i].Revision, seen, all)
+		}
+	}
+}
+
+func names(evs []store.Event) string {
+	set := map[string]bool{}
+	for _, ev := range evs {
+		set[ev.Key.Name] = ev.Type != store.Deleted
+	}
+	var out []string
+	for _, n := range []string{"a", "b", "c", "d", "e"} {
+		if set[n] {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// A watcher that does not read costs at most store.MaxPendingBytes: once
+// behind by more, it is ended with ErrWatchTooSlow, and writers never wait.
+func TestStalledWatcherIsBoundedInBytes(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	cm := mustCreate(t, s, configMap("default", "big", nil))
+	w, err := s.Watch(ctx, cmWatch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	big := strings.Repeat("x", 900<<10)
+	writes := store.MaxPendingBytes/len(big) + 2
+	start := time.Now()
+	for i := 0; i < writes; i++ {
+		cm.Data = map[string]string{"k": big[i:]}
+		out, err := s.Update(ctx, cm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cm = out.(*resource.ConfigMap)
+	}
+	t.Logf("%d writes of 900 KiB beside a stalled watcher in %v", writes, time.Since(start))
+	got := 0
+	for {
+		_, err := w.Next(ctx)
+		if errors.Is(err, store.ErrWatchTooSlow) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got++
+	}
+	// The listing's one object and its bookmark were delivered; the live
+	// events were dropped at the bound.
+	if got != 2 {
+		t.Fatalf("the stalled watcher delivered %d events before it ended, want 2", got)
+	}
+}
+
