@@ -6,13 +6,13 @@ import (
 	"testing"
 
 	"paddock.dev/paddock/api"
-	"paddock.dev/paddock/core/store"
+	"paddock.dev/paddock/core/store/gormstore"
 )
 
 // The OpenAPI document describes how to reach a VM: its ssh parameters and
 // its logs, with the streams a client may ask for.
 func TestOpenAPIDescribesVMAccess(t *testing.T) {
-	st, err := store.Open(context.Background(), store.Config{Dialector: store.SQLite(filepath.Join(t.TempDir(), "db"))})
+	st, err := gormstore.Open(context.Background(), gormstore.Config{Dialector: gormstore.SQLite(filepath.Join(t.TempDir(), "db"))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,8 @@ import (
 	"paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/core/store"
-	"paddock.dev/paddock/core/store/storetest"
+	"paddock.dev/paddock/core/store/gormstore"
+	"paddock.dev/paddock/core/store/gormstore/storetest"
 	"paddock.dev/paddock/core/vm"
 )
 
@@ -107,12 +108,12 @@ type env struct {
 func start(t *testing.T, withVMs bool) *env {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	dialector, err := store.Dialector(storetest.Database(t))
+	dialector, err := gormstore.Dialector(storetest.Database(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := newFakeDriver()
-	st, err := store.Open(ctx, store.Config{Dialector: dialector, Admit: vm.Admit(d)})
+	st, err := gormstore.Open(ctx, gormstore.Config{Dialector: dialector, Admit: vm.Admit(d)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,8 @@ import (
 
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/core/store"
-	"paddock.dev/paddock/core/store/storetest"
+	"paddock.dev/paddock/core/store/gormstore"
+	"paddock.dev/paddock/core/store/gormstore/storetest"
 	"paddock.dev/paddock/core/vm"
 	"paddock.dev/paddock/core/vm/vmtest"
 )
@@ -36,7 +37,7 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	fd := vmtest.NewFakeDriver()
-	dialector, err := store.Dialector(storetest.Database(t))
+	dialector, err := gormstore.Dialector(storetest.Database(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func newEnv(t *testing.T) *env {
 	if testing.Verbose() {
 		logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	st, err := store.Open(context.Background(), store.Config{Dialector: dialector, Admit: vm.Admit(fd), Logger: logger})
+	st, err := gormstore.Open(context.Background(), gormstore.Config{Dialector: dialector, Admit: vm.Admit(fd), Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}

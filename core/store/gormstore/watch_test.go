@@ -156,4 +156,3 @@ func TestStalledWatcherIsBoundedInBytes(t *testing.T) {
 		t.Fatalf("the stalled watcher delivered %d events before it ended, want 2", got)
 	}
 }
-
