@@ -250,11 +250,6 @@ func (c *Controller) ensureRunning(ctx context.Context, vm *resource.VM, tmpl *r
 	if controller.Failed(vm, resource.VMRunning, resource.ReasonStartFailed) && !restart && !drift {
 		return controller.Result{}, nil
 	}
-	if restart {
-		if err := c.dropAnnotation(ctx, vm, resource.AnnotationRestartRequested); err != nil {
-			return controller.Result{}, err
-		}
-	}
 	// A host agent that lives but whose VM does not run yet is booting:
 	// one that outlived the daemon is followed, not configured or started
 	// twice.
@@ -272,6 +267,13 @@ func (c *Controller) ensureRunning(ctx context.Context, vm *resource.VM, tmpl *r
 		setRunning(st, gen, false, resource.ReasonStarting, "booting the VM")
 	}); err != nil {
 		return controller.Result{}, err
+	}
+	// Served once Running says Starting: a client waiting for the request
+	// to be served never reads an earlier failure as its outcome.
+	if restart {
+		if err := c.dropAnnotation(ctx, vm, resource.AnnotationRestartRequested); err != nil {
+			return controller.Result{}, err
+		}
 	}
 	if !inst.HostAgentAlive {
 		if err := c.driver.Start(ctx, name); err != nil {

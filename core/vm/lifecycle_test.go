@@ -70,6 +70,22 @@ func TestStartThatFailsIsRecordedAndNotRetried(t *testing.T) {
 	if _, ok := v.Metadata.Annotations[resource.AnnotationRestartRequested]; ok {
 		t.Error("the restart request was served but is still there")
 	}
+	// Whoever waits for the request to be served must not read the old
+	// failure as its outcome: once the request is gone, Running says more.
+	asked := false
+	for _, v := range e.history(key) {
+		_, pending := v.Metadata.Annotations[resource.AnnotationRestartRequested]
+		if pending {
+			asked = true
+			continue
+		}
+		if asked {
+			if c := cond(v, resource.VMRunning); c.Reason != resource.ReasonStarting {
+				t.Errorf("the restart request was served with Running %s %q", c.Reason, c.Message)
+			}
+			break
+		}
+	}
 }
 
 func TestHostAgentThatDiesMidBootFailsTheStart(t *testing.T) {
