@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -23,6 +24,12 @@ type Autostart struct {
 	Command []string
 	// LogPath receives the daemon's output; it is appended to.
 	LogPath string
+	// PIDFile, when set, is where a daemon that holds the instance records
+	// its pid. A started daemon that exits because another one holds the
+	// instance (two callers started one at once) is no failure when a live
+	// pid other than its own appears there: Connect waits for that daemon
+	// instead.
+	PIDFile string
 	// Timeout bounds the wait for the daemon to become ready;
 	// DefaultStartTimeout when zero.
 	Timeout time.Duration
@@ -73,9 +80,7 @@ func (c *Client) start(ctx context.Context, a *Autostart) error {
 		}
 		select {
 		case err := <-exited:
-			// Another process may have started a daemon at the same
-			// moment; this one then lost the lock and left.
-			if c.Ready(ctx) == nil {
+			if c.Ready(ctx) == nil || c.awaitOther(ctx, a.PIDFile, cmd.Process.Pid) {
 				return nil
 			}
 			return fmt.Errorf("the daemon exited (%v) before it was ready: %s", err, logTail(a.LogPath, offset))
@@ -84,6 +89,47 @@ func (c *Client) start(ctx context.Context, a *Autostart) error {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// otherDaemonGrace bounds how long after our daemon left another one may
+// take to record its pid: it does so right after taking the instance's
+// lock, which is what made ours leave.
+const otherDaemonGrace = 2 * time.Second
+
+// awaitOther waits, while a live daemon other than ours (pid) is recorded
+// in pidFile, until the daemon answers; it reports whether it did.
+func (c *Client) awaitOther(ctx context.Context, pidFile string, ours int) bool {
+	if pidFile == "" {
+		return false
+	}
+	graceEnd := time.Now().Add(otherDaemonGrace)
+	for {
+		other := recordedPID(pidFile)
+		switch {
+		case other == 0 && time.Now().After(graceEnd), other == ours, other != 0 && !alive(other):
+			return false
+		case c.Ready(ctx) == nil:
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// recordedPID returns the pid in pidFile, or 0.
+func recordedPID(pidFile string) int {
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		return 0
+	}
+	return pid
 }
 
 // logTail returns what was written to the log after offset, briefly.

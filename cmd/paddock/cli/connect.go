@@ -38,5 +38,6 @@ func (c *cli) Client(ctx context.Context) (*client.Client, error) {
 	return cl, cl.Connect(ctx, &client.Autostart{
 		Command: []string{exe, "serve", "--instance", c.instance, "--log-level", c.logLevel},
 		LogPath: filepath.Join(p.LogDir, "paddock.log"),
+		PIDFile: p.PIDFile,
 	})
 }

@@ -157,6 +157,20 @@ func TestVMLifecycle(t *testing.T) {
 	if out := e.mustRun("vm", "shell", "dev", "--", "printf", "%s|", "a b", "--"); out != "a b|--|" {
 		t.Fatalf("shell -- ran %q", out)
 	}
+	// Logs and ssh parameters come from the daemon.
+	if out := e.mustRun("vm", "logs", "dev"); strings.TrimSpace(out) == "" {
+		t.Fatal("vm logs printed nothing for a running VM")
+	}
+	if out := e.mustRun("vm", "logs", "dev", "--stream", "stdout"); !strings.Contains(out, `"running":true`) {
+		t.Fatalf("the host agent's events do not say it runs: %q", out)
+	}
+	code, ssh, _ := call(t, d.http, "GET", "http://paddock/api/v1alpha1/namespaces/default/vms/dev/ssh", "", "")
+	if code != 200 || ssh["host"] != "127.0.0.1" || ssh["port"].(float64) <= 0 || ssh["user"] == "" {
+		t.Fatalf("ssh parameters: %d %v", code, ssh)
+	}
+	if _, err := os.Stat(ssh["identityFile"].(string)); err != nil {
+		t.Fatalf("the identity file handed out: %v", err)
+	}
 
 	// Restart: the count goes up once.
 	e.mustRun("vm", "restart", "dev", "--timeout=10m")

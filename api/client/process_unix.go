@@ -3,6 +3,7 @@
 package client
 
 import (
+	"errors"
 	"os/exec"
 	"syscall"
 )
@@ -11,4 +12,10 @@ import (
 // process and its terminal.
 func detach(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+}
+
+// alive reports whether process pid exists.
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
