@@ -13,7 +13,7 @@ import (
 	"paddock.dev/paddock/api"
 	"paddock.dev/paddock/api/client"
 	"paddock.dev/paddock/core/resource"
-	"paddock.dev/paddock/core/store"
+	"paddock.dev/paddock/core/store/gormstore"
 )
 
 // daemon is the daemon's API over a real store, on a real Unix socket, in
@@ -22,7 +22,7 @@ import (
 type daemon struct {
 	t      *testing.T
 	socket string
-	store  *store.DB
+	store  *gormstore.DB
 	srv    *http.Server
 	l      *net.UnixListener
 	cancel context.CancelFunc
@@ -35,7 +35,7 @@ func newDaemon(t *testing.T, retention int64) (*daemon, *client.Client) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	st, err := store.Open(context.Background(), store.Config{Dialector: store.SQLite(filepath.Join(dir, "db")), EventRetention: retention})
+	st, err := gormstore.Open(context.Background(), gormstore.Config{Dialector: gormstore.SQLite(filepath.Join(dir, "db")), EventRetention: retention})
 	if err != nil {
 		t.Fatal(err)
 	}
