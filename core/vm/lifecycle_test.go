@@ -237,7 +237,10 @@ func TestDaemonRestartDuringBootFollowsTheBoot(t *testing.T) {
 	key := e.createVM("dev", true)
 	e.waitCond(key, resource.VMRunning, false, resource.ReasonStarting)
 
-	e.stopController() // returns only once the boot it followed is let go
+	e.stopController()
+	if n := e.fd.Waiting(); n != 0 {
+		t.Fatalf("%d waits on the driver outlived the controller's run", n)
+	}
 	e.start()
 	e.fd.FinishBoot("dev", nil)
 	e.running(key)
@@ -280,6 +283,9 @@ func TestStopThatHangsBlocksOnlyItsVM(t *testing.T) {
 	e.running(b)
 
 	e.stopController() // returns although a's stop still hangs
+	if n := e.fd.Waiting(); n != 0 {
+		t.Fatalf("%d waits on the driver outlived the controller's run", n)
+	}
 	if err := e.ctrl.Shutdown(t.Context(), 0); err == nil {
 		t.Error("Shutdown reported success although a's stop hangs")
 	}

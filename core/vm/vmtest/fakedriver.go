@@ -57,6 +57,7 @@ type FakeDriver struct {
 	faults   map[fault][]any // error or panic value, first served first
 	hold     bool            // boots wait for FinishBoot
 	hangStop map[string]bool
+	waiting  int // waits in progress
 	calls    []Call
 	changed  chan struct{} // closed and replaced on every change
 }
@@ -181,18 +182,28 @@ func (f *FakeDriver) template(name string) string {
 	return ""
 }
 
-// Validate accepts a YAML mapping whose cpus, when set, is at least 1.
+// Validate accepts a YAML mapping whose cpus, when set, is at least 1,
+// and whose images each have a location.
 func (f *FakeDriver) Validate(template []byte) ([]resource.FieldError, error) {
 	var t struct {
-		CPUs *int `json:"cpus"`
+		CPUs   *int `json:"cpus"`
+		Images []struct {
+			Location string `json:"location"`
+		} `json:"images"`
 	}
 	if err := yaml.Unmarshal(template, &t); err != nil {
 		return []resource.FieldError{{Field: "(template)", Message: err.Error()}}, nil
 	}
+	var problems []resource.FieldError
 	if t.CPUs != nil && *t.CPUs < 1 {
-		return []resource.FieldError{{Field: "cpus", Message: "must be at least 1"}}, nil
+		problems = append(problems, resource.FieldError{Field: "cpus", Message: "must be at least 1"})
 	}
-	return nil, nil
+	for i, img := range t.Images {
+		if img.Location == "" {
+			problems = append(problems, resource.FieldError{Field: fmt.Sprintf("images[%d].location", i), Message: "must not be empty"})
+		}
+	}
+	return problems, nil
 }
 
 func (f *FakeDriver) Create(ctx context.Context, name string, template []byte) error {
@@ -428,8 +439,24 @@ func (f *FakeDriver) fault(op Op, name string) error {
 	return v.(error)
 }
 
+// Waiting is how many calls of WaitRunning, WaitStopped and Stop are
+// waiting now: after the controller's Run returns, none should be.
+func (f *FakeDriver) Waiting() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.waiting
+}
+
 // wait returns once done, called with f.mu held, says so, or when ctx ends.
 func (f *FakeDriver) wait(ctx context.Context, done func() (bool, error)) error {
+	f.mu.Lock()
+	f.waiting++
+	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		f.waiting--
+		f.mu.Unlock()
+	}()
 	check := func() (bool, chan struct{}, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
