@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"os"
 	"strconv"
 	"strings"
@@ -71,19 +72,12 @@ func TestCLIStartsTheDaemonAndManagesObjects(t *testing.T) {
 		{"get yaml", "", []string{"get", "cm", "demo", "-o", "yaml"}, 0, "    user: {name: paddock, uid: 1000}"},
 		{"get by label", "", []string{"get", "cm", "-l", "team=b"}, 0, ""},
 		{"get json", "", []string{"get", "vm/dev", "-o", "json"}, 0, `"templateRef": "demo"`},
-		{"unknown kind", "", []string{"get", "pods"}, 2, `unknown kind "pods"`},
-		{"unknown flag", "", []string{"get", "vms", "--bogus"}, 2, "unknown flag"},
-		{"bad output", "", []string{"get", "vms", "-o", "xml"}, 2, "unknown output format"},
 		{"not found", "", []string{"get", "vm", "nope"}, 1, `vm "nope" in namespace "default" not found`},
 		{"patch", "", []string{"patch", "vm", "dev", "--type", "merge", "-p", `{"metadata":{"labels":{"tier":"web"}}}`}, 0, "vm/dev"},
 		{"patch unknown field", "", []string{"patch", "vm", "dev", "-p", `{"spec":{"cpus":1}}`}, 3, `unknown field "cpus"`},
 		{"patch invalid", "", []string{"patch", "vm/dev", "-p", `{"spec":{"templateRef":"Bad_Name"}}`}, 3, "spec.templateRef"},
-		{"patch not json", "", []string{"patch", "vm/dev", "-p", `{`}, 2, "not valid JSON"},
-		{"patch type", "", []string{"patch", "vm/dev", "--type", "json", "-p", `[]`}, 2, "only merge"},
 		{"apply invalid", "apiVersion: paddock.dev/v1alpha1\nkind: VM\nmetadata: {name: x}\nspec: {}\n", []string{"apply", "-f", "-"}, 3, "spec.templateRef: is required"},
-		{"apply no file", "", []string{"apply"}, 2, "-f FILE"},
 		{"wait times out", "", []string{"wait", "vm/dev", "--for=condition=Running", "--timeout=1s"}, 4, "timed out after 1s waiting for vm/dev"},
-		{"wait bad for", "", []string{"wait", "vm/dev", "--for=ready"}, 2, "--for must be"},
 		{"wait met", "", []string{"wait", "vm/dev", "--for=condition=Created", "--reason=Created", "--timeout=30s"}, 0, "condition met: Created=True"},
 		{"status patch", "", []string{"patch", "vm", "dev", "--subresource", "status", "-p", `{"status":{"restartCount":7}}`}, 0, "vm/dev"},
 		{"wait wrong reason", "", []string{"wait", "vm/dev", "--for=condition=Created", "--reason=Other", "--timeout=1s"}, 4, "Created=True reason Created"},
@@ -91,7 +85,6 @@ func TestCLIStartsTheDaemonAndManagesObjects(t *testing.T) {
 		{"wait for delete", "", []string{"wait", "vm/dev", "--for=delete", "--timeout=5s"}, 0, "deleted"},
 		{"delete missing", "", []string{"delete", "vm/dev"}, 1, "not found"},
 		{"version", "", []string{"version", "-o", "json"}, 0, `"goVersion"`},
-		{"paths", "", []string{"service", "paths", "nope"}, 2, "unknown key"},
 	}
 	for _, s := range steps {
 		out, errOut, code := e.run(s.stdin, s.args...)
@@ -105,10 +98,49 @@ func TestCLIStartsTheDaemonAndManagesObjects(t *testing.T) {
 	}
 }
 
+// inProcess runs paddock's commands in this process, in a private HOME,
+// with autostart off: for what needs no daemon, or must find none.
+func inProcess(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv(EnvNoAutostart, "1")
+	for _, v := range []string{"XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "PADDOCK_INSTANCE"} {
+		t.Setenv(v, "")
+	}
+	var out, errOut bytes.Buffer
+	code := Run(args, &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
 func TestCLIWithoutAutostartSaysHowToStart(t *testing.T) {
-	e := newEnv(t, "default")
-	_, errOut, code := e.run("", "get", "vms")
+	_, errOut, code := inProcess(t, "get", "vms")
 	if code != 1 || !strings.Contains(errOut, "paddock serve") {
 		t.Fatalf("exit %d %q", code, errOut)
+	}
+}
+
+// Bad usage is refused (exit 2) before any daemon is asked.
+func TestCLIUsageErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown kind", []string{"get", "pods"}, `unknown kind "pods"`},
+		{"unknown flag", []string{"get", "vms", "--bogus"}, "unknown flag"},
+		{"bad output", []string{"get", "vms", "-o", "xml"}, "unknown output format"},
+		{"patch not json", []string{"patch", "vm/dev", "-p", `{`}, "not valid JSON"},
+		{"patch type", []string{"patch", "vm/dev", "--type", "json", "-p", `[]`}, "only merge"},
+		{"apply no file", []string{"apply"}, "-f FILE"},
+		{"wait bad for", []string{"wait", "vm/dev", "--for=ready"}, "--for must be"},
+		{"wait bad status", []string{"wait", "vm/dev", "--for=condition=Running=Yes"}, "must be True, False or Unknown"},
+		{"wait reason with delete", []string{"wait", "vm/dev", "--for=delete", "--reason=X"}, "--reason goes with"},
+		{"paths", []string{"service", "paths", "nope"}, "unknown key"},
+	}
+	for _, c := range cases {
+		_, errOut, code := inProcess(t, c.args...)
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s: paddock %v exited %d with %q; want exit 2 and %q", c.name, c.args, code, errOut, c.want)
+		}
 	}
 }
