@@ -1,5 +1,6 @@
 // Package wire holds what the REST server and its Go client must agree on:
-// paths, list and watch-event envelopes, and the problem+json error body.
+// paths, list and watch-event envelopes, the problem+json error body, and
+// when a condition counts as current (the rule every wait follows).
 package wire
 
 import (
