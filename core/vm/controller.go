@@ -53,8 +53,30 @@ func New(st store.Store, d Driver, opts Options) *Controller {
 		boots: map[string]*boot{}, exits: map[string]*exitWatch{}}
 	c.ctrl = controller.New("vm", st, c.reconcile, controller.Options{Workers: 4, Logger: opts.Logger}).
 		Watches(resource.KindVM, controller.Self).
-		Watches(resource.KindConfigMap, controller.ControllerOwner(resource.KindVM))
+		Watches(resource.KindConfigMap, controller.ControllerOwner(resource.KindVM)).
+		Watches(resource.KindConfigMap, c.templateUsers)
 	return c
+}
+
+// templateUsers maps a change of a ConfigMap to the VMs that name it as
+// their template, so that a VM whose template was missing goes on once it
+// is there. A VM's own template copy is left to the owner mapper.
+func (c *Controller) templateUsers(ev store.Event) []resource.Key {
+	if ev.Labels[resource.LabelVM] != "" {
+		return nil
+	}
+	objs, _, err := c.store.List(context.Background(), store.ListOptions{Kind: resource.KindVM, Namespace: ev.Key.Namespace})
+	if err != nil {
+		c.log.Warn("cannot find the VMs a template change concerns", "configmap", ev.Key.String(), "err", err)
+		return nil
+	}
+	var keys []resource.Key
+	for _, obj := range objs {
+		if obj.(*resource.VM).Spec.TemplateRef == ev.Key.Name {
+			keys = append(keys, resource.KeyOf(obj))
+		}
+	}
+	return keys
 }
 
 // Run reconciles until ctx ends, and returns once the boots and running

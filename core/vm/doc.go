@@ -13,6 +13,10 @@
 // condition (StartFailed) for the VM's generation, and tried again only
 // when the VM or its template copy changes, or on a restart request.
 //
+// A VM is reconciled when it changes, when its template copy does, and
+// when the template it names does (so a VM whose template was missing goes
+// on once it is there).
+//
 // Boots and running machines are followed beside the reconciles: a boot
 // until it ends (boots.go), a running machine until its processes exit
 // (exits.go), which is how a machine that died is noticed at once, with no
