@@ -1,9 +1,12 @@
 // Package buildinfo reports which Paddock this is: the version stamped at
-// link time, the commit the toolchain recorded, and the Go and Lima it was
-// built with.
+// link time, the commit the toolchain recorded, the Go and Lima it was
+// built with, and where its binary is.
 package buildinfo
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 )
@@ -43,4 +46,17 @@ func Get() Info {
 		}
 	}
 	return info
+}
+
+// Executable returns the path of the running paddock binary: the program
+// the daemon runs host agents with, the CLI starts the daemon with, and a
+// service manager runs. Symbolic links are not resolved, so that a link a
+// package manager keeps (such as Homebrew's bin/paddock) goes on working
+// after an upgrade moves its target.
+func Executable() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find the paddock binary's path: %w", err)
+	}
+	return filepath.Abs(exe)
 }

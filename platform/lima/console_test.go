@@ -6,10 +6,12 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/lima-vm/lima/pkg/store/filenames"
 )
 
 func TestConsoleWatchFindsPanic(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "serial.log")
+	path := filepath.Join(t.TempDir(), filenames.SerialLog)
 	w := &consoleWatch{path: path}
 	if _, panicked := w.check(); panicked {
 		t.Fatal("a missing log panicked")
@@ -48,7 +50,7 @@ func TestConsoleWatchFindsPanic(t *testing.T) {
 // Until QEMU starts, the log is the previous boot's, which may end in a
 // panic: it is not read.
 func TestConsoleWatchSkipsThePreviousBootsLog(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "serial.log")
+	path := filepath.Join(t.TempDir(), filenames.SerialLog)
 	if err := os.WriteFile(path, []byte("Kernel panic - not syncing: an earlier boot\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

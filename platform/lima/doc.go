@@ -3,11 +3,12 @@
 // reconcile anything itself; the controller calls it and maps what it
 // reports to conditions.
 //
-// A Driver works on the instances under one LIMA_HOME:
+// A Driver works on the instances under one LIMA_HOME. It is the VM
+// controller's driver (core/vm's Lifecycle, Inspector and Validator roles):
 //
 //   - Validate checks a template with Lima's loader and validator (and
-//     rejects fields Lima does not know); a *ValidationError names the
-//     fields at fault.
+//     rejects fields Lima does not know) and names the fields at fault;
+//     Create and Reconfigure reject a bad template with a *ValidationError.
 //   - Create makes an instance. It leaves a pending-create marker that the
 //     caller removes with Commit once it has recorded the instance;
 //     Uncommitted lists the markers a crash left, so that an instance that
@@ -23,9 +24,10 @@
 //     is left; StopAll stops several in parallel.
 //   - Reconfigure replaces a stopped instance's template, as limactl edit
 //     does.
-//   - Inspect tells whether an instance exists and runs, from the host
-//     agent's and the VM's processes, not from a status file; List and
-//     LiveHostAgents find instances and host agents that outlived a daemon.
+//   - Describe tells whether an instance exists and runs, from the host
+//     agent's and the VM's processes, not from a status file, and where
+//     its files are; Inspect is the part the controller uses. List and
+//     Running find instances and host agents that outlived a daemon.
 //
 // RunHostAgent is Lima's host agent inside the paddock binary. On Linux it
 // also picks QEMU's accelerator (PADDOCK_QEMU_ACCEL: auto, kvm or tcg; auto

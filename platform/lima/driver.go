@@ -12,6 +12,8 @@ import (
 
 	"github.com/lima-vm/lima/pkg/instance"
 	"github.com/lima-vm/lima/pkg/store"
+
+	"paddock.dev/paddock/core/vm"
 )
 
 // EnvLimaHome is the variable through which Lima finds its home directory.
@@ -37,9 +39,13 @@ type Driver struct {
 
 	once    sync.Once
 	initErr error
-	mu      sync.Mutex
-	exited  map[int]error // host agents this process started and reaped
 }
+
+// The Driver is the VM controller's driver in all three roles.
+var (
+	_ vm.Driver    = (*Driver)(nil)
+	_ vm.Validator = (*Driver)(nil)
+)
 
 // ErrExists is returned by Create for an instance that exists already.
 var ErrExists = errors.New("instance exists already")
@@ -56,7 +62,6 @@ func (d *Driver) init() error {
 		if d.Logger == nil {
 			d.Logger = slog.Default()
 		}
-		d.exited = map[int]error{}
 		d.initErr = d.setLimaHome()
 		if d.initErr == nil {
 			RouteLogrus(d.Logger)

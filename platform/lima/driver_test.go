@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/lima-vm/lima/pkg/store/filenames"
+
 	"paddock.dev/paddock/platform/lima"
 )
 
@@ -41,25 +43,24 @@ func TestValidateNamesTheField(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := d.Validate([]byte(tt.yaml))
-			var ve *lima.ValidationError
-			if !errors.As(err, &ve) {
-				t.Fatalf("Validate(%q) = %v, want a *lima.ValidationError", tt.yaml, err)
+			problems, err := d.Validate([]byte(tt.yaml))
+			if err != nil {
+				t.Fatalf("Validate(%q): %v", tt.yaml, err)
 			}
-			fields := make([]string, len(ve.Problems))
-			for i, p := range ve.Problems {
+			fields := make([]string, len(problems))
+			for i, p := range problems {
 				fields[i] = p.Field
 			}
 			if !slices.Contains(fields, tt.field) {
-				t.Errorf("Validate(%q) named fields %q, want %q among them; error: %v", tt.yaml, fields, tt.field, err)
+				t.Errorf("Validate(%q) named fields %q, want %q among them; problems: %v", tt.yaml, fields, tt.field, problems)
 			}
 		})
 	}
 }
 
 func TestValidateAcceptsAGoodTemplate(t *testing.T) {
-	if err := newDriver(t).Validate(fakeImageTemplate(t)); err != nil {
-		t.Fatal(err)
+	if problems, err := newDriver(t).Validate(fakeImageTemplate(t)); err != nil || len(problems) > 0 {
+		t.Fatalf("Validate = %v, %v; want no problems", problems, err)
 	}
 }
 
@@ -151,11 +152,11 @@ func TestReconfigureAStoppedInstance(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	inst, err := d.Inspect(name)
+	inst, err := d.Describe(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(inst.Dir, "lima.yaml")
+	path := filepath.Join(inst.Dir, filenames.LimaYAML)
 	var ve *lima.ValidationError
 	if err := d.Reconfigure(ctx, name, []byte("cpus: many\n")); !errors.As(err, &ve) {
 		t.Fatalf("a bad template: %v, want a *ValidationError", err)

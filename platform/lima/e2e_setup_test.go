@@ -193,7 +193,7 @@ func (e *e2e) deleteAll() error {
 // output.
 func (e *e2e) ssh(tb testing.TB, name string, command ...string) string {
 	tb.Helper()
-	inst, err := e.driver.Inspect(name)
+	inst, err := e.driver.Describe(name)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lima-vm/lima/pkg/store/filenames"
+
 	"paddock.dev/paddock/platform/lima"
 )
 
@@ -172,7 +174,7 @@ func startRunning(t testing.TB, d *lima.Driver, name string) {
 
 func inspect(t testing.TB, d *lima.Driver, name string) lima.Instance {
 	t.Helper()
-	inst, err := d.Inspect(name)
+	inst, err := d.Describe(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +196,7 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 // hostAgentSaid reports whether the host agent's event log has text.
 func hostAgentSaid(t testing.TB, dir, text string) bool {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "ha.stdout.log"))
+	b, err := os.ReadFile(filepath.Join(dir, filenames.HostAgentStdoutLog))
 	if err != nil {
 		t.Fatal(err)
 	}

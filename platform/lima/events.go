@@ -19,7 +19,7 @@ import (
 )
 
 // Event is a status report of a host agent, as it prints them on its
-// standard output (kept in the instance's ha.stdout.log).
+// standard output (kept in the instance's filenames.HostAgentStdoutLog).
 type Event struct {
 	Time time.Time `json:"time"`
 	// Running: the guest booted and Lima's requirements were checked.
@@ -150,7 +150,7 @@ func (d *Driver) WaitRunning(ctx context.Context, name string) error {
 // that cannot be read is left out: the reason still stands.
 func (d *Driver) startError(name, reason string, errs []string) *StartError {
 	tail := append([]string(nil), errs...)
-	inst, err := d.Inspect(name)
+	inst, err := d.Describe(name)
 	if err == nil && inst.Exists {
 		if t, err := ErrorTail(filepath.Join(inst.Dir, filenames.HostAgentStderrLog), tailLines); err == nil {
 			tail = append(tail, t...)

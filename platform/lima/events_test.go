@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lima-vm/lima/pkg/store/filenames"
+
 	"paddock.dev/paddock/platform/lima"
 )
 
@@ -20,7 +22,7 @@ func TestErrorTail(t *testing.T) {
 		`paddock: exit status 1`,
 		``,
 	}, "\n")
-	path := filepath.Join(t.TempDir(), "ha.stderr.log")
+	path := filepath.Join(t.TempDir(), filenames.HostAgentStderrLog)
 	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
 		t.Fatal(err)
 	}

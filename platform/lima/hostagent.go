@@ -21,6 +21,7 @@ import (
 	"github.com/lima-vm/lima/pkg/hostagent/api/server"
 
 	"paddock.dev/paddock/core/atomicfile"
+	"paddock.dev/paddock/core/buildinfo"
 	"paddock.dev/paddock/core/logging"
 )
 
@@ -69,7 +70,7 @@ func RunHostAgent(ctx context.Context, o HostAgentOptions) error {
 		}
 		defer os.Remove(o.PIDFile)
 	}
-	exe, err := os.Executable()
+	exe, err := buildinfo.Executable()
 	if err != nil {
 		return err
 	}

@@ -12,12 +12,14 @@ import (
 	"github.com/lima-vm/lima/pkg/limayaml"
 	"github.com/lima-vm/lima/pkg/store"
 	"github.com/lima-vm/lima/pkg/store/filenames"
+
+	"paddock.dev/paddock/core/vm"
 )
 
 // ErrNotFound is returned for an instance that does not exist.
 var ErrNotFound = errors.New("instance not found")
 
-// Instance is what Inspect finds out about an instance. Liveness comes from
+// Instance is what Describe finds out about an instance. Liveness comes from
 // the processes themselves, never from a status file: a pid counts only if
 // that process is alive and is the instance's (its command line names the
 // instance directory, where the OS lets us check).
@@ -49,9 +51,25 @@ type Instance struct {
 // start.
 const accelFile = "paddock-accel"
 
-// Inspect reports on the instance name. An instance that does not exist is
-// not an error: Exists is false.
-func (d *Driver) Inspect(name string) (Instance, error) {
+// Inspect is the VM controller's view of the instance name (vm.Inspector):
+// Describe, cut to what the controller uses.
+func (d *Driver) Inspect(name string) (vm.Instance, error) {
+	inst, err := d.Describe(name)
+	if err != nil {
+		return vm.Instance{}, err
+	}
+	return vm.Instance{
+		Exists:         inst.Exists,
+		Running:        inst.Running,
+		HostAgentAlive: inst.HostAgentAlive,
+		HostAgentPID:   inst.HostAgentPID,
+		Accel:          inst.Accel,
+	}, nil
+}
+
+// Describe reports all the driver knows about the instance name. An
+// instance that does not exist is not an error: Exists is false.
+func (d *Driver) Describe(name string) (Instance, error) {
 	if err := d.init(); err != nil {
 		return Instance{}, err
 	}
@@ -94,9 +112,9 @@ func (d *Driver) Inspect(name string) (Instance, error) {
 	return out, nil
 }
 
-// existing is Inspect for an instance that must exist: ErrNotFound if not.
+// existing is Describe for an instance that must exist: ErrNotFound if not.
 func (d *Driver) existing(name string) (Instance, error) {
-	inst, err := d.Inspect(name)
+	inst, err := d.Describe(name)
 	if err == nil && !inst.Exists {
 		err = fmt.Errorf("%w: %s", ErrNotFound, name)
 	}
@@ -116,22 +134,22 @@ func inspectConfig(name string) (*store.Instance, error) {
 	return inst, nil
 }
 
-// LiveHostAgents lists the instances whose host agent is alive. Called when
-// a daemon starts, before it started any, these are the host agents that
+// Running lists the instances whose host agent is alive. Called when a
+// daemon starts, before it started any, these are the host agents that
 // outlived the previous daemon: adopt them (Watch, Stop) or stop them.
-func (d *Driver) LiveHostAgents() ([]Instance, error) {
+func (d *Driver) Running() ([]string, error) {
 	names, err := d.List()
 	if err != nil {
 		return nil, err
 	}
-	var live []Instance
+	var live []string
 	for _, n := range names {
-		inst, err := d.Inspect(n)
+		inst, err := d.Describe(n)
 		if err != nil {
 			return nil, err
 		}
 		if inst.HostAgentAlive {
-			live = append(live, inst)
+			live = append(live, n)
 		}
 	}
 	return live, nil
@@ -156,8 +174,8 @@ func (d *Driver) processes(dir string, vmType limayaml.VMType) (procs, error) {
 	if p.driverPID, err = readPID(filepath.Join(dir, filenames.PIDFile(vmType))); err != nil {
 		return p, err
 	}
-	p.hostAgentAlive = d.alive(p.hostAgentPID, dir)
-	p.driverAlive = d.alive(p.driverPID, dir)
+	p.hostAgentAlive = alive(p.hostAgentPID, dir)
+	p.driverAlive = alive(p.driverPID, dir)
 	return p, nil
 }
 
@@ -182,14 +200,7 @@ func readPID(path string) (int, error) {
 	return pid, nil
 }
 
-// alive reports whether pid is a live process of the instance in dir. A
-// child of this process that exited is not, even before it is reaped.
-func (d *Driver) alive(pid int, dir string) bool {
-	if pid <= 0 {
-		return false
-	}
-	d.mu.Lock()
-	_, exited := d.exited[pid]
-	d.mu.Unlock()
-	return !exited && processAlive(pid, dir)
+// alive reports whether pid is a live process of the instance in dir.
+func alive(pid int, dir string) bool {
+	return pid > 0 && processAlive(pid, dir)
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lima-vm/lima/pkg/store/filenames"
+
 	"paddock.dev/paddock/platform/lima"
 )
 
@@ -15,7 +17,7 @@ func TestEnsureUserKey(t *testing.T) {
 		t.Skip("ssh-keygen is not installed")
 	}
 	home := t.TempDir()
-	dir := filepath.Join(home, "_config")
+	dir := filepath.Join(home, filenames.ConfigDir)
 	priv, pub := filepath.Join(dir, "user"), filepath.Join(dir, "user.pub")
 
 	if err := lima.EnsureUserKey(home); err != nil {

@@ -106,12 +106,10 @@ func (d *Driver) launch(name, dir, guestAgent, accel string) error {
 	pid := cmd.Process.Pid
 	exited := make(chan struct{})
 	go func() {
-		// Reap the host agent when it exits, so it never lingers as a
-		// zombie that looks alive, and remember how it ended.
-		err := cmd.Wait()
-		d.mu.Lock()
-		d.exited[pid] = err
-		d.mu.Unlock()
+		// Reap the host agent when it exits, so that it does not linger
+		// as a zombie that looks alive. Its pid is free from then on, for
+		// any later process, another host agent included.
+		cmd.Wait()
 		close(exited)
 	}()
 	d.Logger.Info("host agent started", "instance", name, "pid", pid, "accel", accel)

@@ -30,7 +30,7 @@ func (d *Driver) Stop(ctx context.Context, name string, grace time.Duration) err
 	if err := d.init(); err != nil {
 		return err
 	}
-	state, err := d.Inspect(name)
+	state, err := d.Describe(name)
 	if err != nil || !state.Exists {
 		return err
 	}
@@ -50,7 +50,7 @@ func (d *Driver) Stop(ctx context.Context, name string, grace time.Duration) err
 		}
 		d.Logger.Warn("instance did not stop within its grace period; killing it", "instance", name, "grace", grace)
 	}
-	if state, err = d.Inspect(name); err != nil {
+	if state, err = d.Describe(name); err != nil {
 		return err
 	}
 	return d.clearLeftovers(state)
@@ -71,7 +71,7 @@ func (d *Driver) StopAll(ctx context.Context, names []string, grace time.Duratio
 // waitStopped waits until neither the host agent nor the VM process of the
 // instance is alive, or ctx ends.
 func (d *Driver) waitStopped(ctx context.Context, name string) error {
-	inst, err := d.Inspect(name)
+	inst, err := d.Describe(name)
 	if err != nil || !inst.Exists {
 		return err
 	}

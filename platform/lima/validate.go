@@ -11,6 +11,8 @@ import (
 	"github.com/goccy/go-yaml"
 	"github.com/lima-vm/lima/pkg/limayaml"
 	"github.com/lima-vm/lima/pkg/store/filenames"
+
+	"paddock.dev/paddock/core/resource"
 )
 
 // A Problem is one thing wrong with a template. Field is the template's
@@ -73,17 +75,30 @@ func yamlPath(goPath string) string {
 }
 
 // Validate checks templateYAML with Lima's own loader (which fills in
-// defaults) and validator, as Create does, and
-// returns a *ValidationError when Lima rejects it. It is stricter than Lima
-// in one way: a field Lima does not know is an error, where Lima only warns,
-// so that a typo is reported instead of silently ignored.
-func (d *Driver) Validate(templateYAML []byte) error {
+// defaults) and validator, as Create does, and returns the fields at fault
+// when Lima rejects it (vm.Validator); "(template)" stands for a problem
+// Lima names no field for. It is stricter than Lima in one way: a field
+// Lima does not know is an error, where Lima only warns, so that a typo is
+// reported instead of silently ignored.
+func (d *Driver) Validate(templateYAML []byte) ([]resource.FieldError, error) {
 	if err := d.init(); err != nil {
-		return err
+		return nil, err
 	}
 	// The name only seeds defaults such as MAC addresses.
 	_, err := d.load("validate", templateYAML)
-	return err
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		return nil, err
+	}
+	out := make([]resource.FieldError, len(ve.Problems))
+	for i, p := range ve.Problems {
+		field := p.Field
+		if field == "" {
+			field = "(template)"
+		}
+		out[i] = resource.FieldError{Field: field, Message: p.Message}
+	}
+	return out, nil
 }
 
 // load is Validate for the instance name, returning the loaded template.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"paddock.dev/paddock/api/client"
+	"paddock.dev/paddock/core/buildinfo"
 )
 
 // EnvNoAutostart, when set to 1, stops commands from starting the daemon.
@@ -31,7 +32,7 @@ func (c *cli) Client(ctx context.Context) (*client.Client, error) {
 	if err := p.MkdirAll(); err != nil {
 		return nil, err
 	}
-	exe, err := os.Executable()
+	exe, err := buildinfo.Executable()
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ import (
 	"paddock.dev/paddock/core/instance"
 	"paddock.dev/paddock/core/store/gormstore"
 	"paddock.dev/paddock/core/vm"
+	"paddock.dev/paddock/platform/lima"
 	"paddock.dev/paddock/platform/service"
 )
 
@@ -130,10 +131,14 @@ func runDaemon(ctx context.Context, cfg daemonConfig) error {
 	}
 	defer os.Remove(p.PIDFile)
 
-	driver, err := newVMDriver(p, log)
+	exe, err := buildinfo.Executable()
 	if err != nil {
 		return err
 	}
+	// The VM driver: Lima, with its home in the instance's short
+	// directory, running host agents from this binary; the accelerator
+	// comes from PADDOCK_QEMU_ACCEL (auto when unset).
+	driver := &lima.Driver{LimaHome: p.LimaHome, Executable: exe, Logger: log}
 	st, err := gormstore.Open(ctx, gormstore.Config{Dialector: dialector, Admit: vm.Admit(driver), Logger: log})
 	if err != nil {
 		return err
@@ -148,7 +153,7 @@ func runDaemon(ctx context.Context, cfg daemonConfig) error {
 	apps := app.New(st, appOptions(p, log))
 	controllers.Go(func() { apps.Run(ctrlCtx) })
 
-	srv := api.New(api.Config{Store: st, Logger: log, VMAccess: driver.d})
+	srv := api.New(api.Config{Store: st, Logger: log, VMAccess: driver})
 	handler := srv.Handler()
 	if tcpAddr != "" {
 		token, err := api.EnsureToken(p.Token)

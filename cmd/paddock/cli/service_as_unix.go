@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"paddock.dev/paddock/core/buildinfo"
 )
 
 // runAsUser runs this binary with args as the account name, with the
@@ -29,7 +31,7 @@ func runAsUser(name string, args ...string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	exe, err := executable()
+	exe, err := buildinfo.Executable()
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"paddock.dev/paddock/core/buildinfo"
 	"paddock.dev/paddock/platform/service"
 )
 
@@ -60,7 +61,7 @@ old one until "paddock service restart". Install does not start the service.`,
 				return usageError("--user names the account of a system service; add --system")
 			}
 			spec.Listen = listen
-			if spec.Executable, err = executable(); err != nil {
+			if spec.Executable, err = buildinfo.Executable(); err != nil {
 				return err
 			}
 			if runtime.GOOS != "linux" {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/user"
-	"path/filepath"
 	"runtime"
 
 	"github.com/spf13/cobra"
@@ -148,15 +147,6 @@ func systemUser(flag string) (string, error) {
 		return currentUserName(), nil
 	}
 	return "", usageError("--system needs --user NAME: the service runs as the user who owns the VMs")
-}
-
-// executable is the absolute path of this binary, which the service runs.
-func executable() (string, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("find this binary's path: %w", err)
-	}
-	return filepath.Abs(exe)
 }
 
 // serviceError gives an error of the service package its exit code: a
