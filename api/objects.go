@@ -200,7 +200,9 @@ func (s *Server) operation(k *resource.Kind, method, id, path, summary string, s
 		Tags:          []string{tag},
 		DefaultStatus: status,
 		MaxBodyBytes:  maxBodyBytes,
-		Errors:        []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusForbidden, http.StatusUnprocessableEntity},
+		// huma bounds only typed bodies by itself; merge patches too.
+		BodyReadTimeout: bodyReadTimeout,
+		Errors:          []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusForbidden, http.StatusUnprocessableEntity},
 	}
 }
 

@@ -31,6 +31,8 @@ func init() {
 	// take the same shape as ours, with a reason and a full sentence.
 	huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
 		p := newProblem(resource.ReasonForStatus(status), msg)
+		// A status without a reason of its own (408, say) keeps its code.
+		p.Status, p.Title = status, http.StatusText(status)
 		var parts []string
 		for _, err := range errs {
 			if err == nil {

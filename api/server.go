@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"reflect"
+	"sync/atomic"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -43,6 +44,10 @@ type Server struct {
 	// handler is the router behind the request id, panic and query
 	// guards.
 	handler http.Handler
+	// inflight counts the requests being served and streaming those of
+	// them that stream until the client or the daemon ends them: a
+	// shutdown waits for the others only.
+	inflight, streaming atomic.Int64
 	// watchesEnded is done once EndWatches ends the watch streams.
 	watchesEnded context.Context
 	endWatches   context.CancelFunc

@@ -149,6 +149,8 @@ const streamWriteTimeout = 30 * time.Second
 // object is a problem saying to resume from the last event id.
 func (s *Server) stream(hctx huma.Context, k *resource.Kind, w *store.Watcher) {
 	defer w.Stop()
+	s.streaming.Add(1)
+	defer s.streaming.Add(-1)
 	hctx.SetHeader("Content-Type", wire.EventStreamType)
 	hctx.SetHeader("Cache-Control", "no-cache")
 	hctx.SetStatus(http.StatusOK)

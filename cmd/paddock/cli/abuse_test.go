@@ -3,11 +3,15 @@ package cli
 import (
 	"bufio"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // Requests a hostile or careless script sends: each answers a 4xx
@@ -142,5 +146,129 @@ func TestWatchPastTenThousandOverTheSocket(t *testing.T) {
 	}
 	if added != n {
 		t.Fatalf("the watch delivered %d objects before its bookmark, want %d", added, n)
+	}
+}
+
+// SIGTERM lets a running write finish and answer, ends watches with an
+// event that says to resume, and exits 0.
+func TestSIGTERMLetsRunningWritesFinish(t *testing.T) {
+	e := newEnv(t, "default")
+	d := e.serve()
+	call(t, d.http, "POST", cmPath, "application/json", `{"apiVersion":"paddock.dev/v1alpha1","kind":"ConfigMap","metadata":{"name":"w"}}`)
+	watch, err := d.http.Get(cmPath + "?watch=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Body.Close()
+
+	// A PATCH whose body is still on its way when SIGTERM comes.
+	conn, err := net.Dial("unix", e.path("socket"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"data":{"during":"shutdown"}}`
+	fmt.Fprintf(conn, "PATCH /api/v1alpha1/namespaces/default/configmaps/w HTTP/1.1\r\nHost: paddock\r\nContent-Type: application/merge-patch+json\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:5])
+	time.Sleep(200 * time.Millisecond)
+	d.cmd.Process.Signal(syscall.SIGTERM)
+	time.Sleep(300 * time.Millisecond)
+	fmt.Fprint(conn, body[5:])
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("the write in flight at SIGTERM got no answer: %v", err)
+	}
+	data, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("the write in flight at SIGTERM answered %d: %s", resp.StatusCode, data)
+	}
+
+	events, _ := io.ReadAll(watch.Body)
+	if !strings.Contains(string(events), `"type":"ERROR"`) {
+		t.Fatalf("the watch ended without an ERROR event: %s", events)
+	}
+	select {
+	case <-d.exited:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("no exit after SIGTERM: %s", d.log)
+	}
+	if code := d.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("exit %d: %s", code, d.log)
+	}
+	d = e.serve()
+	if _, got, _ := call(t, d.http, "GET", cmPath+"/w", "", ""); fmt.Sprint(got["data"]) != "map[during:shutdown]" {
+		t.Fatalf("the write answered 200 but is not stored: %v", got)
+	}
+}
+
+// A body that trickles in is cut off with 408, PATCH and POST alike.
+func TestSlowBodyAnswers408(t *testing.T) {
+	e := newEnv(t, "default")
+	d := e.serve()
+	call(t, d.http, "POST", cmPath, "application/json", `{"apiVersion":"paddock.dev/v1alpha1","kind":"ConfigMap","metadata":{"name":"w"}}`)
+	socket := e.path("socket")
+	for _, method := range []string{"PATCH", "POST"} {
+		t.Run(method, func(t *testing.T) {
+			t.Parallel()
+			conn, err := net.Dial("unix", socket)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			path, ctype := cmPath[len("http://paddock"):], "application/json"
+			if method == "PATCH" {
+				path, ctype = path+"/w", "application/merge-patch+json"
+			}
+			fmt.Fprintf(conn, "%s %s HTTP/1.1\r\nHost: paddock\r\nContent-Type: %s\r\nContent-Length: 1000\r\n\r\n{", method, path, ctype)
+			conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatalf("no answer to a body that never comes: %v", err)
+			}
+			if resp.StatusCode != 408 || resp.Header.Get("Content-Type") != "application/problem+json" {
+				t.Fatalf("got %d %s, want 408 problem+json", resp.StatusCode, resp.Header.Get("Content-Type"))
+			}
+		})
+	}
+}
+
+// Unauthenticated TCP clients, more than the listener takes at once, are
+// answered 401 and disconnected, and the owner's socket stays responsive.
+func TestUnauthenticatedTCPConnectionsAreClosed(t *testing.T) {
+	e := newEnv(t, "default")
+	port := freePort(t)
+	d := e.serve("--listen", fmt.Sprintf("tcp://127.0.0.1:%d", port))
+	const n = 400
+	conns := make([]net.Conn, 0, n)
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for i := 0; i < n; i++ {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+		fmt.Fprint(c, "GET /api/v1alpha1/configmaps HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+		conns = append(conns, c)
+	}
+	t0 := time.Now()
+	if status, _, _ := call(t, d.http, "GET", cmPath, "", ""); status != 200 {
+		t.Fatalf("the owner's request: %d", status)
+	}
+	t.Logf("the owner's request beside %d unauthenticated connections took %v", n, time.Since(t0))
+	for i, c := range conns {
+		c.SetReadDeadline(time.Now().Add(20 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("connection %d: no answer: %v", i, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		if resp.StatusCode != 401 {
+			t.Fatalf("connection %d: %d, want 401", i, resp.StatusCode)
+		}
+		if _, err := c.Read(make([]byte, 1)); err != io.EOF {
+			t.Fatalf("connection %d: still open after its 401 (%v)", i, err)
+		}
 	}
 }

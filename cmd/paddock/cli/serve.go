@@ -168,40 +168,9 @@ func runDaemon(ctx context.Context, cfg daemonConfig) error {
 	}
 	defer os.Remove(p.Socket)
 
-	baseCtx, endRequests := context.WithCancel(context.Background())
-	defer endRequests()
-	httpSrv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return baseCtx },
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-	}
-	var wg sync.WaitGroup
-	serveErr := make(chan error, len(listeners))
-	for _, l := range listeners {
-		wg.Go(func() {
-			if err := httpSrv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				serveErr <- fmt.Errorf("serve on %s: %w", l.Addr(), err)
-			}
-		})
-	}
 	log.Info("paddock daemon ready", "instance", p.Instance, "socket", p.Socket, "tcp", tcpAddr,
 		"version", buildinfo.Version, "pid", os.Getpid(), "startup", time.Since(start).Round(time.Microsecond))
-
-	var runErr error
-	select {
-	case <-ctx.Done():
-		log.Info("shutting down", "cause", context.Cause(ctx))
-	case runErr = <-serveErr:
-		log.Error("API server failed; shutting down", "err", runErr)
-	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	endRequests() // ends watch streams, which would hold Shutdown open
-	if err := httpSrv.Shutdown(shutdownCtx); err != nil {
-		log.Warn("requests still running at shutdown were cut off", "err", err)
-	}
-	wg.Wait()
+	runErr := serveAPI(ctx, srv, handler, listeners, log)
 	stopControllers()
 	controllers.Wait()
 	if err := vms.Shutdown(context.Background(), vmStopBound); err != nil {
@@ -216,12 +185,44 @@ func runDaemon(ctx context.Context, cfg daemonConfig) error {
 	return runErr
 }
 
+// serveAPI serves handler on listeners until ctx is done or a listener
+// fails, then shuts the API down: stop accepting, let running requests
+// finish within shutdownGrace, end the watch streams, cut off the rest.
+func serveAPI(ctx context.Context, srv *api.Server, handler http.Handler, listeners []net.Listener, log *slog.Logger) error {
+	base, cutOff := context.WithCancel(context.Background())
+	defer cutOff()
+	httpSrv := srv.HTTPServer(handler, base)
+	var wg sync.WaitGroup
+	serveErr := make(chan error, len(listeners))
+	for _, l := range listeners {
+		wg.Go(func() {
+			if err := httpSrv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				serveErr <- fmt.Errorf("serve on %s: %w", l.Addr(), err)
+			}
+		})
+	}
+	var runErr error
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down", "cause", context.Cause(ctx))
+	case runErr = <-serveErr:
+		log.Error("API server failed; shutting down", "err", runErr)
+	}
+	if err := srv.Shutdown(httpSrv, shutdownGrace); err != nil {
+		log.Warn("shutdown", "err", err)
+	}
+	cutOff()
+	wg.Wait()
+	return runErr
+}
+
 // listen opens the Unix socket and, when asked, the loopback TCP address.
 func listen(p instance.Paths, tcpAddr string) ([]net.Listener, error) {
 	unix, err := api.ListenUnix(p.Socket)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", p.Socket, err)
 	}
+	unix = api.LimitListener(unix, api.MaxUnixConns)
 	if tcpAddr == "" {
 		return []net.Listener{unix}, nil
 	}
@@ -230,7 +231,7 @@ func listen(p instance.Paths, tcpAddr string) ([]net.Listener, error) {
 		unix.Close()
 		return nil, fmt.Errorf("listen on %s: %w", tcpAddr, err)
 	}
-	return []net.Listener{unix, tcp}, nil
+	return []net.Listener{unix, api.LimitListener(tcp, api.MaxTCPConns)}, nil
 }
 
 // routeByListener sends requests that came over TCP through the guard and

@@ -188,7 +188,9 @@ func (s *DB) commit(ctx context.Context, typ store.EventType, k *resource.Kind, 
 		return nil, err
 	}
 	prune := rev%pruneEvery == 0 && rev-s.retention >= s.oldest.Load()
-	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	// A write that began completes even if its caller gives up: the
+	// caller's answer may be lost, the write is not half done.
+	err = s.db.WithContext(context.WithoutCancel(ctx)).Transaction(func(tx *gorm.DB) error {
 		row := objectRow{Kind: key.Kind, Namespace: key.Namespace, Name: key.Name, Revision: rev, Body: raw}
 		var err error
 		if typ == store.Deleted {
