@@ -87,6 +87,7 @@ func New(cfg Config) *Server {
 		switch k {
 		case resource.KindApp:
 			registerObject[*resource.App](s, k)
+			s.registerAppActions()
 		case resource.KindVM:
 			registerObject[*resource.VM](s, k)
 			s.registerVMActions()

@@ -162,7 +162,7 @@ func (c *Controller) ownedVM(ctx context.Context, app *resource.App) (*resource.
 			// An earlier App's VM on its way out: let it go.
 			return nil, controller.ReleaseOwned(ctx, c.store, vmKey(app), resource.KindApp)
 		}
-		return nil, &blockedError{ReasonVMNameTaken, fmt.Errorf("%s exists and is not the App's: delete it, or delete the App and choose another spec.namespace", resource.Describe(vmKey(app)))}
+		return nil, &blockedError{resource.ReasonVMNameTaken, fmt.Errorf("%s exists and is not the App's: delete it, or delete the App and choose another spec.namespace", resource.Describe(vmKey(app)))}
 	}
 	return vm, nil
 }

@@ -20,6 +20,7 @@ import (
 	"paddock.dev/paddock/core/store/gormstore"
 	"paddock.dev/paddock/core/store/gormstore/storetest"
 	"paddock.dev/paddock/core/vm"
+	"paddock.dev/paddock/core/vm/vmtest"
 )
 
 // testTemplate renders a small template naming its engine; err makes it
@@ -97,14 +98,14 @@ type env struct {
 	t      *testing.T
 	ctx    context.Context
 	st     store.Store
-	driver *fakeDriver
+	driver *vmtest.FakeDriver
 	tmpl   *testTemplate
 	engine *fakeEngine
 	hostCx *recordingContext
 }
 
 // start opens a real store and runs the App controller, and with withVMs
-// the real VM controller on the fake driver.
+// the real VM controller on the VM controller's fake driver.
 func start(t *testing.T, withVMs bool) *env {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -112,7 +113,7 @@ func start(t *testing.T, withVMs bool) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := newFakeDriver()
+	d := vmtest.NewFakeDriver()
 	st, err := gormstore.Open(ctx, gormstore.Config{Dialector: dialector, Admit: vm.Admit(d)})
 	if err != nil {
 		t.Fatal(err)
@@ -207,6 +208,12 @@ func (e *env) waitGone(key resource.Key) {
 	e.t.Fatalf("%s is still there", key)
 }
 
+// template is the template the App's machine holds.
+func (e *env) template() string {
+	_, t := e.driver.Machine(app.VMName)
+	return t
+}
+
 func cond(conds []metav1.Condition, t string) metav1.Condition {
 	if c := meta.FindStatusCondition(conds, t); c != nil {
 		return *c
@@ -234,7 +241,7 @@ func TestStartMakesAnOwnedVMAndSettlesOnceTheEngineAnswers(t *testing.T) {
 	if !v.Spec.Running || v.Spec.Params["cpus"] != float64(1) || v.Spec.Params["memory"] != "1GiB" || v.Spec.Params["disk"] != "64GiB" {
 		t.Fatalf("VM spec = %+v", v.Spec)
 	}
-	if got := e.driver.template(app.VMName); !strings.Contains(got, "engine: moby") || !strings.Contains(got, "memory: 1GiB") {
+	if got := e.template(); !strings.Contains(got, "engine: moby") || !strings.Contains(got, "memory: 1GiB") {
 		t.Fatalf("the machine was made from:\n%s", got)
 	}
 	// Created and Running are the VM's, stamped with the App's generation,
@@ -270,8 +277,8 @@ func TestSetSizesPatchesOnlyTheAppsFieldsAndRestarts(t *testing.T) {
 	if v.Spec.Params["memory"] != "2GiB" || v.Spec.Params["mounts"] == nil {
 		t.Fatalf("params = %v: the App must patch its own fields and keep the others'", v.Spec.Params)
 	}
-	if v.Status.RestartCount <= restarts || !strings.Contains(e.driver.template(app.VMName), "memory: 2GiB") {
-		t.Fatalf("the VM did not restart into 2GiB (restarts %d -> %d):\n%s", restarts, v.Status.RestartCount, e.driver.template(app.VMName))
+	if v.Status.RestartCount <= restarts || !strings.Contains(e.template(), "memory: 2GiB") {
+		t.Fatalf("the VM did not restart into 2GiB (restarts %d -> %d):\n%s", restarts, v.Status.RestartCount, e.template())
 	}
 }
 
@@ -284,8 +291,8 @@ func TestEngineSwitchMovesTheVMToANewTemplateAndDropsTheOld(t *testing.T) {
 
 	a = e.patchApp(`{"spec":{"containerEngine":{"name":"containerd"}}}`)
 	a = e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, app.ReasonRunning)
-	if !strings.Contains(e.driver.template(app.VMName), "engine: containerd") {
-		t.Fatalf("the machine runs:\n%s", e.driver.template(app.VMName))
+	if !strings.Contains(e.template(), "engine: containerd") {
+		t.Fatalf("the machine runs:\n%s", e.template())
 	}
 	if ref := e.getVM().Spec.TemplateRef; ref == old || !strings.HasPrefix(ref, "app-containerd-") {
 		t.Fatalf("templateRef %q after switching from %q", ref, old)
@@ -317,7 +324,7 @@ func TestStopSettlesStoppedAndRemovesTheContext(t *testing.T) {
 
 func TestAFailedStartIsForwarded(t *testing.T) {
 	e := start(t, true)
-	e.driver.failStarts(errors.New("qemu: cannot allocate memory"))
+	e.driver.Fail(vmtest.Boot, app.VMName, errors.New("qemu: cannot allocate memory"))
 	a := e.createApp(resource.AppSpec{Running: true, CPUs: 1, Memory: "1GiB"})
 	a = e.waitSettled(a.Metadata.Generation, metav1.ConditionFalse, resource.ReasonStartFailed)
 	if c := cond(a.Status.Conditions, resource.AppSettled); !strings.Contains(c.Message, "cannot allocate memory") {
@@ -330,8 +337,8 @@ func TestATemplateThatCannotBeMadeIsReportedAndRetried(t *testing.T) {
 	e.engine.set(true)
 	e.tmpl.fail(errors.New("no guest image: build one"))
 	a := e.createApp(resource.AppSpec{Running: true, CPUs: 1, Memory: "1GiB"})
-	a = e.waitSettled(a.Metadata.Generation, metav1.ConditionFalse, app.ReasonTemplateFailed)
-	if c := cond(a.Status.Conditions, resource.AppCreated); c.Reason != app.ReasonTemplateFailed || !strings.Contains(c.Message, "no guest image") {
+	a = e.waitSettled(a.Metadata.Generation, metav1.ConditionFalse, resource.ReasonTemplateFailed)
+	if c := cond(a.Status.Conditions, resource.AppCreated); c.Reason != resource.ReasonTemplateFailed || !strings.Contains(c.Message, "no guest image") {
 		t.Fatalf("Created = %+v", c)
 	}
 	e.tmpl.fail(nil)
@@ -352,7 +359,7 @@ func TestAForeignVMOfTheSameNameBlocksTheApp(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := e.createApp(resource.AppSpec{Running: true, CPUs: 1, Memory: "1GiB"})
-	a = e.waitSettled(a.Metadata.Generation, metav1.ConditionFalse, app.ReasonVMNameTaken)
+	a = e.waitSettled(a.Metadata.Generation, metav1.ConditionFalse, resource.ReasonVMNameTaken)
 	if c := cond(a.Status.Conditions, resource.AppSettled); !strings.Contains(c.Message, `vm "app" in namespace "paddock"`) {
 		t.Fatalf("Settled = %+v", c)
 	}
@@ -388,7 +395,7 @@ func TestDeletingTheAppDeletesItsVMAndTemplatesThenItself(t *testing.T) {
 	if _, err := e.st.Get(e.ctx, vmKey); !resource.IsNotFound(err) {
 		t.Fatalf("the App is gone before its VM: %v", err)
 	}
-	if e.driver.exists(app.VMName) {
+	if inst, _ := e.driver.Machine(app.VMName); inst.Exists {
 		t.Fatal("the VM's machine is still there")
 	}
 	cms, _, err := e.st.List(e.ctx, store.ListOptions{Kind: resource.KindConfigMap, Labels: labels.Everything()})

@@ -34,7 +34,7 @@ const pingTimeout = 3 * time.Second
 
 // vmFailures are the VM's reasons that say its create, start or stop
 // failed; Settled forwards them.
-var vmFailures = []string{resource.ReasonCreateFailed, resource.ReasonStartFailed, resource.ReasonStopFailed}
+var vmFailures = resource.AppFailures[:3]
 
 // engineState is what asking the engine found.
 type engineState struct {

@@ -52,7 +52,7 @@ func TestSettledBranches(t *testing.T) {
 		reason  string
 	}{
 		{"the App is deleted", deleting, up, true, answered, nil, false, ReasonDeleting},
-		{"blocked", running, nil, false, engineState{}, &blockedError{ReasonTemplateFailed, errors.New("no image")}, false, ReasonTemplateFailed},
+		{"blocked", running, nil, false, engineState{}, &blockedError{resource.ReasonTemplateFailed, errors.New("no image")}, false, resource.ReasonTemplateFailed},
 		{"no VM yet", running, nil, false, engineState{}, nil, false, ReasonCreating},
 		{"the VM is deleted", running, terminatingVM, false, engineState{}, nil, false, ReasonDeleting},
 		{"create failed, forwarded", running, vmWith(2, c(resource.VMCreated, false, resource.ReasonCreateFailed, 2), nil), false, engineState{}, nil, false, resource.ReasonCreateFailed},

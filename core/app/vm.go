@@ -20,13 +20,6 @@ import (
 // the App's name.
 const LabelApp = resource.Group + "/app"
 
-// Reasons an App's Created condition gives when it cannot make its VM.
-const (
-	ReasonTemplateFailed = "TemplateFailed"
-	ReasonVMNameTaken    = "VMNameTaken"
-	ReasonInvalid        = "Invalid"
-)
-
 // TemplateName is the name of the ConfigMap holding the App's template for
 // engine with content text: a new template is a new name, so the VM takes
 // it as a new templateRef and restarts into it. It is the one place that
@@ -51,7 +44,7 @@ func (e *blockedError) Unwrap() error { return e.err }
 func (c *Controller) ensureTemplate(ctx context.Context, app *resource.App) (*resource.ConfigMap, error) {
 	text, err := c.opts.Template.Render(app.Spec.ContainerEngine.Name)
 	if err != nil {
-		return nil, &blockedError{ReasonTemplateFailed, fmt.Errorf("cannot make the VM's template: %w", err)}
+		return nil, &blockedError{resource.ReasonTemplateFailed, fmt.Errorf("cannot make the VM's template: %w", err)}
 	}
 	key := resource.Key{Kind: resource.KindConfigMap.Name, Namespace: app.Spec.Namespace, Name: TemplateName(app.Spec.ContainerEngine.Name, text)}
 	obj, err := c.store.Get(ctx, key)
@@ -128,7 +121,7 @@ func (c *Controller) ensureVM(ctx context.Context, app *resource.App, src *resou
 // make the VM's driver accept it.
 func rejected(err error) error {
 	if resource.ReasonOf(err) == resource.ReasonInvalid {
-		return &blockedError{ReasonInvalid, err}
+		return &blockedError{resource.ReasonInvalidSpec, err}
 	}
 	return err
 }

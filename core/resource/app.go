@@ -31,6 +31,18 @@ const (
 	AppSettled              = "Settled"
 )
 
+// Reasons an App's Created and Settled conditions give when the App cannot
+// make or change its VM; Settled also forwards the VM's failures.
+const (
+	ReasonTemplateFailed = "TemplateFailed"
+	ReasonVMNameTaken    = "VMNameTaken"
+	ReasonInvalidSpec    = "Invalid"
+)
+
+// AppFailures are the reasons of a Settled condition that say the App will
+// not settle without another change.
+var AppFailures = []string{ReasonCreateFailed, ReasonStartFailed, ReasonStopFailed, ReasonTemplateFailed, ReasonVMNameTaken, ReasonInvalidSpec}
+
 // Defaults and bounds of an App's sizes. The default memory is lowered to
 // half the host's on hosts with less than twice as much.
 const (

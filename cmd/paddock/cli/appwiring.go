@@ -2,20 +2,34 @@ package cli
 
 import (
 	"log/slog"
+	"path/filepath"
 
 	"paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/instance"
+	"paddock.dev/paddock/platform/dockercontext"
 	"paddock.dev/paddock/platform/engine"
 	"paddock.dev/paddock/platform/linux/apptemplate"
 )
 
 // appOptions gives the App's controller the instance's parts: the Linux
 // template (QEMU through Lima; the other hosts' templates arrive with
-// their drivers) and the engine reached through the instance's sockets.
+// their drivers), the engine reached through the instance's sockets, and
+// the docker context named after the instance.
 func appOptions(p instance.Paths, log *slog.Logger) app.Options {
 	return app.Options{
 		Template: apptemplate.Template{ShortDir: p.ShortDir},
 		Engine:   engine.Pinger{ShortDir: p.ShortDir},
-		Logger:   log,
+		Context: dockercontext.Context{
+			Name:      dockerContextName(p),
+			ShortDir:  p.ShortDir,
+			StateFile: filepath.Join(p.Dir, "docker-context-replaced"),
+		},
+		Logger: log,
 	}
+}
+
+// dockerContextName is the instance's docker context: paddock, or
+// paddock-INSTANCE.
+func dockerContextName(p instance.Paths) string {
+	return dockercontext.NameFor(p.Instance, instance.Default)
 }

@@ -16,18 +16,21 @@ func newDeleteCmd(c *cli) *cobra.Command {
 	var wait bool
 	var timeout time.Duration
 	cmd := &cobra.Command{
-		Use:   "delete KIND NAME... | KIND/NAME...",
-		Short: "Delete objects, waiting until they are gone",
+		Use:   "delete [KIND NAME... | KIND/NAME...]",
+		Short: "Delete objects (the App when none is named), waiting until they are gone",
 		Long: `Delete objects. An object with finalizers stays, Terminating, until its
 controllers have cleaned up; by default the command waits for that
 (--wait=false returns at once; --timeout bounds the wait, 0 is forever, and
 exit code 4 says it ran out). An object owned by another is refused, with
 the owner's name.`,
-		Example: `  paddock delete vm dev
+		Example: `  paddock delete                  # the App: its VM, disk and templates
+  paddock delete vm dev
   paddock delete configmap/a configmap/b`,
-		Args:              minArgs(1),
 		ValidArgsFunction: completeKinds,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				args = []string{resource.KindApp.Singular(), resource.AppName}
+			}
 			targets, err := deleteTargets(args)
 			if err != nil {
 				return err

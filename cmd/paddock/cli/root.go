@@ -95,6 +95,7 @@ starts the daemon when it is not running.`,
 		newServiceCmd(c),
 		newHostAgentCmd(c),
 	)
+	root.AddCommand(appCommands(c)...)
 	return root
 }
 

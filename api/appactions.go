@@ -1,0 +1,114 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"paddock.dev/paddock/api/wire"
+	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/core/store"
+)
+
+type appActionInput struct {
+	Wait    bool   `query:"wait" doc:"Answer once the App is Settled for this change (or failed) rather than at once."`
+	Timeout string `query:"timeout" doc:"How long to wait, e.g. 90s or 10m; 0 waits forever. Default 10m." example:"10m"`
+}
+
+func (s *Server) registerAppActions() {
+	for _, running := range []bool{true, false} {
+		name, summary := "start", "Start the App, creating it when missing: set spec.running, and with wait=true answer once it is Settled or failed"
+		if !running {
+			name, summary = "stop", "Stop the App: clear spec.running, and with wait=true answer once it is Settled (stopped) or failed"
+		}
+		huma.Register(s.api, huma.Operation{
+			OperationID: name + "-app",
+			Method:      http.MethodPost,
+			Path:        wire.Base + "/app/" + name,
+			Summary:     summary,
+			Tags:        []string{resource.KindApp.Plural},
+			Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusForbidden, http.StatusGatewayTimeout},
+		}, func(ctx context.Context, in *appActionInput) (*objectOutput[*resource.App], error) {
+			return respond[*resource.App](s.runAppAction(ctx, running, in))
+		})
+	}
+}
+
+// runAppAction sets the App's spec.running (creating a running App when
+// there is none; stopping a missing App is NotFound) and waits as asked.
+func (s *Server) runAppAction(ctx context.Context, running bool, in *appActionInput) (resource.Object, error) {
+	timeout := defaultActionTimeout
+	if in.Timeout != "" {
+		d, err := time.ParseDuration(in.Timeout)
+		if err != nil || d < 0 {
+			return nil, resource.Errorf(resource.ReasonBadRequest, "timeout %q is not a duration: write it like 90s or 10m", in.Timeout)
+		}
+		timeout = d
+	}
+	key := resource.Key{Kind: resource.KindApp.Name, Name: resource.AppName}
+	obj, err := s.store.Get(ctx, key)
+	var changed resource.Object
+	switch {
+	case resource.IsNotFound(err) && running:
+		a := resource.NewObject(resource.KindApp).(*resource.App)
+		a.Metadata.Name = resource.AppName
+		a.Spec.Running = true
+		changed, err = s.create(ctx, resource.KindApp, "", a)
+	case err != nil:
+		return nil, err
+	case obj.GetMeta().Terminating():
+		return nil, resource.Errorf(resource.ReasonForbidden, "the App is being deleted; start it again once it is gone")
+	default:
+		changed, err = s.store.Patch(ctx, key, fmt.Appendf(nil, `{"spec":{"running":%t}}`, running), false)
+	}
+	if err != nil || !in.Wait {
+		return changed, err
+	}
+	return s.waitApp(ctx, changed.(*resource.App), timeout)
+}
+
+// waitApp follows the App from the revision of its change until AppDone.
+func (s *Server) waitApp(ctx context.Context, from *resource.App, timeout time.Duration) (resource.Object, error) {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	rv, _ := parseRevision(from.Metadata.ResourceVersion)
+	w, err := s.store.Watch(ctx, store.WatchOptions{ListOptions: store.ListOptions{Kind: resource.KindApp}, ResourceVersion: rv})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Stop()
+	last := from
+	if wire.AppDone(last) {
+		return last, nil
+	}
+	for {
+		ev, err := w.Next(ctx)
+		if errors.Is(err, context.DeadlineExceeded) {
+			_, state := wire.AppSettled.Met(last.Status.Conditions, last.Metadata.Generation)
+			return nil, resource.Errorf(resource.ReasonTimeout, "timed out after %s waiting for the App to settle; last seen: %s", timeout, state)
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch ev.Type {
+		case store.Deleted:
+			return nil, resource.Errorf(resource.ReasonNotFound, "the App was deleted while waiting for it")
+		case store.Added, store.Modified:
+			a := &resource.App{}
+			if err := json.Unmarshal(ev.Object, a); err != nil {
+				return nil, err
+			}
+			if last = a; wire.AppDone(a) {
+				return a, nil
+			}
+		}
+	}
+}

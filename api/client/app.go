@@ -1,0 +1,54 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"paddock.dev/paddock/api/wire"
+	"paddock.dev/paddock/core/resource"
+)
+
+// AppAction asks the App to start (creating it when missing) or stop. With
+// wait, the answer comes once the App is Settled for the change or failed
+// (AppFailed says which), or with a Timeout error after timeout (0: no
+// limit).
+func (c *Client) AppAction(ctx context.Context, action string, wait bool, timeout time.Duration) (*resource.App, error) {
+	q := url.Values{}
+	if wait {
+		q.Set("wait", "true")
+		q.Set("timeout", timeout.String())
+	}
+	out := &resource.App{}
+	return out, c.do(ctx, http.MethodPost, wire.Base+"/app/"+action+"?"+q.Encode(), "", nil, out)
+}
+
+// WaitApp follows the App until it settled after its last change (see
+// wire.AppDone) and returns it; a failure ends the wait with an error that
+// carries Settled's message.
+func (c *Client) WaitApp(ctx context.Context, timeout time.Duration) (*resource.App, error) {
+	u := UntilCondition(resource.AppSettled, "True")
+	u.Fail = func(obj resource.Object) error { return AppFailed(obj.(*resource.App)) }
+	obj, err := c.Wait(ctx, resource.KindApp, "", resource.AppName, u, timeout)
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*resource.App), nil
+}
+
+// AppFailed returns the failure the App's current Settled condition
+// reports, as an error for a person, or nil.
+func AppFailed(a *resource.App) error {
+	if !wire.AppDone(a) {
+		return nil
+	}
+	s := meta.FindStatusCondition(a.Status.Conditions, resource.AppSettled)
+	if s.Status == "True" {
+		return nil
+	}
+	return fmt.Errorf("the App did not settle: %s: %s", s.Reason, s.Message)
+}

@@ -1,0 +1,25 @@
+package wire
+
+import (
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"paddock.dev/paddock/core/resource"
+)
+
+// AppSettled is what every wait for the App waits for: its Settled
+// condition, observed for the App's current generation.
+var AppSettled = ConditionWant{Type: resource.AppSettled}
+
+// AppDone reports whether the App settled after its last change: Settled,
+// current by ConditionCurrent, is True or names a failure
+// (resource.AppFailures) that only another change can end.
+func AppDone(a *resource.App) bool {
+	if met, _ := AppSettled.Met(a.Status.Conditions, a.Metadata.Generation); !met {
+		return false
+	}
+	c := meta.FindStatusCondition(a.Status.Conditions, resource.AppSettled)
+	return c.Status == metav1.ConditionTrue || slices.Contains(resource.AppFailures, c.Reason)
+}

@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"paddock.dev/paddock/api/client"
+	"paddock.dev/paddock/core/app"
+	"paddock.dev/paddock/core/resource"
+)
+
+// appFlags are the wait flags of the App's commands.
+type appFlags struct {
+	wait    bool
+	timeout time.Duration
+}
+
+func (f *appFlags) add(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.wait, "wait", true, "wait until the App is Settled for this change (or failed)")
+	cmd.Flags().DurationVar(&f.timeout, "timeout", 10*time.Minute, "how long to wait; 0 waits forever")
+}
+
+// appCommands are the App's top-level commands.
+func appCommands(c *cli) []*cobra.Command {
+	return []*cobra.Command{
+		newAppStartCmd(c), newAppStopCmd(c), newAppSetCmd(c), newAppStatusCmd(c),
+		newAppResetCmd(c), newAppRunCmd(c), newAppCtrCmd(c),
+	}
+}
+
+func newAppStartCmd(c *cli) *cobra.Command {
+	var f appFlags
+	cmd := &cobra.Command{
+		Use:   "start",
+		Short: "Start the App (its VM and container engine), creating it when missing",
+		Long: `Start the App: its VM, and the container engine inside it, reachable from
+the host through a socket in the instance's short directory and a docker
+context named after the instance. The App is created with its defaults
+when there is none ('paddock set' changes them). Waits until the App is
+Settled, or failed (exit 1), or --timeout ran out (exit 4).`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cl, err := c.Client(cmd.Context())
+			if err != nil {
+				return err
+			}
+			a, err := cl.AppAction(cmd.Context(), "start", false, 0)
+			if err != nil {
+				return err
+			}
+			return c.settle(cmd.Context(), cl, a, f, "app started")
+		},
+	}
+	f.add(cmd)
+	return cmd
+}
+
+func newAppStopCmd(c *cli) *cobra.Command {
+	var f appFlags
+	cmd := &cobra.Command{
+		Use:   "stop",
+		Short: "Stop the App's VM; with no App, do nothing",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cl, err := c.Client(cmd.Context())
+			if err != nil {
+				return err
+			}
+			a, err := cl.AppAction(cmd.Context(), "stop", false, 0)
+			if resource.IsNotFound(err) {
+				fmt.Fprintln(c.stdout, "there is no App: nothing to stop")
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			return c.settle(cmd.Context(), cl, a, f, "app stopped")
+		},
+	}
+	f.add(cmd)
+	return cmd
+}
+
+// settle waits, when asked, until the App settled after the change that
+// made a, and says so.
+func (c *cli) settle(ctx context.Context, cl *client.Client, a *resource.App, f appFlags, done string) error {
+	if !f.wait {
+		fmt.Fprintf(c.stdout, "%s (not waiting)\n", done)
+		return nil
+	}
+	a, err := c.waitApp(ctx, cl, a.Metadata.Generation, f.timeout)
+	if err != nil {
+		return err
+	}
+	s := meta.FindStatusCondition(a.Status.Conditions, resource.AppSettled)
+	fmt.Fprintf(c.stdout, "%s: %s\n", done, s.Message)
+	return nil
+}
+
+// waitApp waits until the App settled at generation gen or later, showing
+// where it is on the way.
+func (c *cli) waitApp(ctx context.Context, cl *client.Client, gen int64, timeout time.Duration) (*resource.App, error) {
+	prog := newProgress(c.stderr)
+	defer prog.done()
+	stop := prog.follow(ctx, cl)
+	defer stop()
+	a, err := cl.WaitApp(ctx, timeout)
+	if err != nil {
+		return nil, err
+	}
+	if a.Metadata.Generation < gen {
+		return nil, fmt.Errorf("the App changed while waiting (generation %d, expected %d or later)", a.Metadata.Generation, gen)
+	}
+	return a, nil
+}
+
+func newAppResetCmd(c *cli) *cobra.Command {
+	var f appFlags
+	cmd := &cobra.Command{
+		Use:   "reset",
+		Short: "Make the App's VM anew from its template (its disk, images and containers are lost)",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cl, err := c.Client(cmd.Context())
+			if err != nil {
+				return err
+			}
+			a, err := getApp(cmd.Context(), cl)
+			if err != nil {
+				return err
+			}
+			// The VM's own reset action waits until its machine is made
+			// anew; the App then settles as usual.
+			if _, err := cl.VMAction(cmd.Context(), a.Spec.Namespace, app.VMName, "reset", f.wait, f.timeout); err != nil {
+				return err
+			}
+			return c.settle(cmd.Context(), cl, a, f, "app reset")
+		},
+	}
+	f.add(cmd)
+	return cmd
+}
+
+// getApp reads the App, saying how to make one when there is none.
+func getApp(ctx context.Context, cl *client.Client) (*resource.App, error) {
+	obj, err := cl.Get(ctx, resource.KindApp, "", resource.AppName)
+	if resource.IsNotFound(err) {
+		return nil, fmt.Errorf("there is no App: 'paddock start' makes one")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*resource.App), nil
+}

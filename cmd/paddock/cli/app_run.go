@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"paddock.dev/paddock/core/app"
+	"paddock.dev/paddock/core/resource"
+)
+
+func newAppStatusCmd(c *cli) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Show the App on one screen: state, reason, engine, socket, sizes, accelerator",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cl, err := c.Client(cmd.Context())
+			if err != nil {
+				return err
+			}
+			a, err := getApp(cmd.Context(), cl)
+			if err != nil {
+				return err
+			}
+			p, err := c.Paths()
+			if err != nil {
+				return err
+			}
+			line := func(k, v string) { fmt.Fprintf(c.stdout, "%-13s%s\n", k+":", v) }
+			state := func(t string) string {
+				cond := meta.FindStatusCondition(a.Status.Conditions, t)
+				if cond == nil {
+					return "unknown yet"
+				}
+				s := fmt.Sprintf("%s (%s)", cond.Status, cond.Reason)
+				if cond.Message != "" {
+					s += ": " + cond.Message
+				}
+				if cond.ObservedGeneration < a.Metadata.Generation {
+					s += " [for an older change]"
+				}
+				return s
+			}
+			engine := a.Spec.ContainerEngine.Name
+			line("Settled", state(resource.AppSettled))
+			line("Wanted", map[bool]string{true: "running", false: "stopped"}[a.Spec.Running])
+			line("Running", state(resource.AppRunning))
+			line("Engine", engine+": "+state(resource.AppContainerEngineReady))
+			line("Socket", app.EngineSocket(p.ShortDir, engine))
+			if engine == resource.EngineMoby {
+				line("Context", dockerContextName(p)+" (or: paddock run docker ...)")
+			}
+			line("Sizes", fmt.Sprintf("%d CPUs, %s memory, %s disk", a.Spec.CPUs, a.Spec.Memory, a.Spec.Disk))
+			accel := "unknown until it runs"
+			if obj, err := cl.Get(cmd.Context(), resource.KindVM, a.Spec.Namespace, app.VMName); err == nil {
+				if v := obj.(*resource.VM); v.Status.Accelerator != "" {
+					accel = v.Status.Accelerator
+					if accel == "tcg" {
+						accel += " (emulation: slow)"
+					}
+				}
+			} else if !resource.IsNotFound(err) {
+				return err
+			}
+			line("Accelerator", accel)
+			line("VM", fmt.Sprintf("vm %s in namespace %s ('paddock vm shell -n %s %s')", app.VMName, a.Spec.Namespace, a.Spec.Namespace, app.VMName))
+			return nil
+		},
+	}
+}
+
+func newAppRunCmd(c *cli) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run COMMAND [ARG...]",
+		Short: "Run a command with this instance's docker context (DOCKER_CONTEXT set, DOCKER_HOST cleared)",
+		Long: `Run a command on the host against the App's engine: DOCKER_CONTEXT names
+this instance's docker context and DOCKER_HOST is cleared, for the command
+only; CONTAINERD_ADDRESS names the containerd socket. The command's exit
+code is this one's.`,
+		Example: `  paddock run docker ps
+  paddock run -- docker run --rm busybox:offline echo hello`,
+		Args: minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := c.Paths()
+			if err != nil {
+				return err
+			}
+			var env []string
+			for _, kv := range os.Environ() {
+				if k, _, _ := strings.Cut(kv, "="); k != "DOCKER_HOST" && k != "DOCKER_CONTEXT" && k != "CONTAINERD_ADDRESS" {
+					env = append(env, kv)
+				}
+			}
+			env = append(env, "DOCKER_CONTEXT="+dockerContextName(p),
+				"CONTAINERD_ADDRESS="+app.EngineSocket(p.ShortDir, resource.EngineContainerd))
+			child := exec.CommandContext(cmd.Context(), args[0], args[1:]...)
+			child.Env, child.Stdin, child.Stdout, child.Stderr = env, os.Stdin, c.stdout, c.stderr
+			return passExit(child.Run(), args[0])
+		},
+	}
+	cmd.Flags().SetInterspersed(false)
+	return cmd
+}
+
+func newAppCtrCmd(c *cli) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "ctr [ARG...]",
+		Short: "Run containerd's ctr in the App's VM, in the engine's namespace",
+		Long: `Run containerd's own CLI, ctr, inside the App's VM as root, in the
+namespace of the App's engine (moby for Docker, default for containerd).
+The command's exit code is this one's.`,
+		Example: `  paddock ctr images ls
+  paddock ctr -- run --rm docker.io/library/busybox:offline t echo hello`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 && args[0] == "--" {
+				args = args[1:]
+			}
+			cl, err := c.Client(cmd.Context())
+			if err != nil {
+				return err
+			}
+			a, err := getApp(cmd.Context(), cl)
+			if err != nil {
+				return err
+			}
+			ns := "default"
+			if a.Spec.ContainerEngine.Name == resource.EngineMoby {
+				ns = "moby"
+			}
+			ssh, err := cl.Shell(cmd.Context(), a.Spec.Namespace, app.VMName, append([]string{"sudo", "ctr", "-n", ns}, args...))
+			if err != nil {
+				return err
+			}
+			ssh.Stdin, ssh.Stdout, ssh.Stderr = os.Stdin, c.stdout, c.stderr
+			return passExit(ssh.Run(), "ctr")
+		},
+	}
+	cmd.Flags().SetInterspersed(false)
+	return cmd
+}
+
+// passExit makes a command's exit code this process's.
+func passExit(err error, what string) error {
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return &codedError{code: exit.ExitCode(), err: fmt.Errorf("%s exited %d", what, exit.ExitCode())}
+	}
+	return err
+}

@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	units "github.com/docker/go-units"
+	"github.com/spf13/cobra"
+
+	"paddock.dev/paddock/core/resource"
+)
+
+// appProperty is a field of the App's spec that 'paddock set' takes: its
+// path as the user writes it and how its value is read.
+type appProperty struct {
+	doc   string
+	parse func(string) (any, error)
+}
+
+var appProperties = map[string]appProperty{
+	"running": {"true or false", func(v string) (any, error) {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a boolean: use true or false", v)
+		}
+		return b, nil
+	}},
+	"containerEngine.name": {strings.Join(resource.Engines, " or "), func(v string) (any, error) {
+		for _, e := range resource.Engines {
+			if v == e {
+				return v, nil
+			}
+		}
+		return nil, fmt.Errorf("%q is not an engine: use %s", v, strings.Join(resource.Engines, " or "))
+	}},
+	"cpus": {"a whole number of CPUs", func(v string) (any, error) {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a number of CPUs: use a whole number, 1 or more", v)
+		}
+		return n, nil
+	}},
+	"memory": {"a size such as 4GiB", parseSize},
+	"disk":   {"a size such as 64GiB", parseSize},
+}
+
+func parseSize(v string) (any, error) {
+	if _, err := units.RAMInBytes(v); err != nil {
+		return nil, fmt.Errorf("%q is not a size: write it like 4GiB or 512MiB", v)
+	}
+	return v, nil
+}
+
+func propertyNames() string {
+	names := make([]string, 0, len(appProperties))
+	for n := range appProperties {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// appSpecPatch reads PROPERTY=VALUE arguments into the App's spec fields,
+// as a merge patch's spec; each mistake is named with what is valid.
+func appSpecPatch(args []string) (map[string]any, error) {
+	spec := map[string]any{}
+	for _, arg := range args {
+		key, value, ok := strings.Cut(arg, "=")
+		if !ok {
+			return nil, fmt.Errorf("%q is not PROPERTY=VALUE: properties are %s", arg, propertyNames())
+		}
+		p, known := appProperties[key]
+		switch {
+		case key == "containerEngine":
+			return nil, fmt.Errorf("containerEngine is an object: set containerEngine.name=%s", strings.Join(resource.Engines, "|"))
+		case key == "namespace":
+			return nil, fmt.Errorf("namespace cannot change: delete the App and create it anew to move it")
+		case !known:
+			return nil, fmt.Errorf("unknown property %q: properties are %s", key, propertyNames())
+		}
+		v, err := p.parse(value)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+		if key == "containerEngine.name" {
+			spec["containerEngine"] = map[string]any{"name": v}
+		} else {
+			spec[key] = v
+		}
+	}
+	return spec, nil
+}
+
+func newAppSetCmd(c *cli) *cobra.Command {
+	var (
+		f      appFlags
+		dryRun bool
+	)
+	cmd := &cobra.Command{
+		Use:   "set PROPERTY=VALUE...",
+		Short: "Change the App: running, containerEngine.name, cpus, memory, disk",
+		Long: `Change the App's spec. A running VM restarts into new sizes or another
+engine; 'set' waits until the App is Settled again (--wait=false does not).
+Properties: running (true|false), containerEngine.name (moby|containerd),
+cpus, memory and disk (sizes such as 4GiB; at most the host's CPUs and
+memory). With no App, one is made with these values.`,
+		Example: `  paddock set cpus=4 memory=4GiB
+  paddock set containerEngine.name=containerd
+  paddock set --dry-run running=false`,
+		Args: minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			spec, err := appSpecPatch(args)
+			if err != nil {
+				return withCode(exitRejected, err)
+			}
+			patch, err := json.Marshal(map[string]any{"spec": spec})
+			if err != nil {
+				return err
+			}
+			if dryRun {
+				fmt.Fprintf(c.stdout, "would patch the App with %s\n", patch)
+				return nil
+			}
+			cl, err := c.Client(cmd.Context())
+			if err != nil {
+				return err
+			}
+			obj, err := cl.Patch(cmd.Context(), resource.KindApp, "", resource.AppName, patch, false)
+			if resource.IsNotFound(err) {
+				a := resource.NewObject(resource.KindApp).(*resource.App)
+				a.Metadata.Name = resource.AppName
+				if err := json.Unmarshal(patch, a); err != nil {
+					return err
+				}
+				obj, err = cl.Create(cmd.Context(), a)
+			}
+			if err != nil {
+				return err
+			}
+			return c.settle(cmd.Context(), cl, obj.(*resource.App), f, "app changed")
+		},
+	}
+	f.add(cmd)
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "check the properties and print the change without making it")
+	return cmd
+}

@@ -1,0 +1,32 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestAppSetReadsPropertiesAgainstTheSchema(t *testing.T) {
+	spec, err := appSpecPatch([]string{"cpus=4", "memory=4GiB", "disk=80GiB", "running=false", "containerEngine.name=containerd"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(spec)
+	if string(raw) != `{"containerEngine":{"name":"containerd"},"cpus":4,"disk":"80GiB","memory":"4GiB","running":false}` {
+		t.Fatalf("patch = %s", raw)
+	}
+	for arg, want := range map[string]string{
+		"containerEngine=moby":      "containerEngine is an object: set containerEngine.name=moby|containerd",
+		"containerEngine.name=runc": `"runc" is not an engine: use moby or containerd`,
+		"running=yes please":        `"yes please" is not a boolean: use true or false`,
+		"cpu=2":                     `unknown property "cpu": properties are containerEngine.name, cpus, disk, memory, running`,
+		"cpus=two":                  "not a number of CPUs",
+		"memory=lots":               "not a size",
+		"namespace=x":               "namespace cannot change",
+		"cpus":                      "is not PROPERTY=VALUE",
+	} {
+		if _, err := appSpecPatch([]string{arg}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want %q", arg, err, want)
+		}
+	}
+}

@@ -1,0 +1,239 @@
+package dockercontext
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"paddock.dev/paddock/core/app"
+	"paddock.dev/paddock/core/atomicfile"
+	"paddock.dev/paddock/core/resource"
+)
+
+// defaultHost is the Docker CLI's endpoint when no context is current.
+const defaultHost = "unix:///var/run/docker.sock"
+
+// dialTimeout bounds the check whether a context's endpoint answers.
+const dialTimeout = time.Second
+
+// Context is the instance's docker context.
+type Context struct {
+	// Name is the context's name: paddock, or paddock-INSTANCE.
+	Name string
+	// ShortDir is the instance's short directory, which holds docker.sock.
+	ShortDir string
+	// ConfigDir is the Docker CLI's configuration directory; empty means
+	// $DOCKER_CONFIG, else ~/.docker.
+	ConfigDir string
+	// StateFile remembers the context this one replaced as current.
+	StateFile string
+}
+
+var _ app.HostContext = Context{}
+
+// NameFor is the context name of an instance: paddock for the default
+// instance, paddock-NAME for others.
+func NameFor(instanceName, defaultInstance string) string {
+	if instanceName == defaultInstance {
+		return "paddock"
+	}
+	return "paddock-" + instanceName
+}
+
+type meta struct {
+	Name      string              `json:"Name"`
+	Metadata  map[string]string   `json:"Metadata"`
+	Endpoints map[string]endpoint `json:"Endpoints"`
+}
+
+type endpoint struct {
+	Host          string `json:"Host"`
+	SkipTLSVerify bool   `json:"SkipTLSVerify"`
+}
+
+func (c Context) configDir() (string, error) {
+	if c.ConfigDir != "" {
+		return c.ConfigDir, nil
+	}
+	if d := os.Getenv("DOCKER_CONFIG"); d != "" {
+		return d, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".docker"), nil
+}
+
+// metaDir is where the Docker CLI keeps a context's metadata: a directory
+// named by the SHA-256 of the context's name.
+func metaDir(config, name string) string {
+	sum := sha256.Sum256([]byte(name))
+	return filepath.Join(config, "contexts", "meta", hex.EncodeToString(sum[:]))
+}
+
+// Use writes the context for engine moby (containerd has no docker
+// context: Use removes it) and, when it was just made, makes it current if
+// the current context is missing or does not answer.
+func (c Context) Use(ctx context.Context, engine string) error {
+	if engine != resource.EngineMoby {
+		return c.Remove(ctx)
+	}
+	config, err := c.configDir()
+	if err != nil {
+		return err
+	}
+	want, err := json.Marshal(meta{
+		Name:      c.Name,
+		Metadata:  map[string]string{"Description": "Paddock's App: Docker in its VM"},
+		Endpoints: map[string]endpoint{"docker": {Host: "unix://" + app.EngineSocket(c.ShortDir, engine)}},
+	})
+	if err != nil {
+		return err
+	}
+	file := filepath.Join(metaDir(config, c.Name), "meta.json")
+	if have, err := os.ReadFile(file); err == nil && string(have) == string(want) {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(file, want, 0o644); err != nil {
+		return err
+	}
+	cfg, err := readConfig(config)
+	if err != nil {
+		return err
+	}
+	current := currentOf(cfg)
+	if current == c.Name || answers(ctx, endpointOf(config, current)) {
+		return nil
+	}
+	if err := atomicfile.WriteFile(c.StateFile, []byte(current), 0o600); err != nil {
+		return err
+	}
+	return setCurrent(config, cfg, c.Name)
+}
+
+// Remove deletes the context and, if it is current, makes current again
+// what it replaced.
+func (c Context) Remove(context.Context) error {
+	config, err := c.configDir()
+	if err != nil {
+		return err
+	}
+	if err := os.RemoveAll(metaDir(config, c.Name)); err != nil {
+		return err
+	}
+	cfg, err := readConfig(config)
+	if err != nil {
+		return err
+	}
+	if currentOf(cfg) == c.Name {
+		previous, err := os.ReadFile(c.StateFile)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		if err := setCurrent(config, cfg, string(previous)); err != nil {
+			return err
+		}
+	}
+	if err := os.Remove(c.StateFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// readConfig reads config.json as its fields, so that writing it back
+// keeps every field this package does not know.
+func readConfig(config string) (map[string]json.RawMessage, error) {
+	raw, err := os.ReadFile(filepath.Join(config, "config.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]json.RawMessage{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	cfg := map[string]json.RawMessage{}
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(config, "config.json"), err)
+	}
+	return cfg, nil
+}
+
+func currentOf(cfg map[string]json.RawMessage) string {
+	var name string
+	_ = json.Unmarshal(cfg["currentContext"], &name)
+	return name
+}
+
+// setCurrent makes name the current context; "" leaves none set.
+func setCurrent(config string, cfg map[string]json.RawMessage, name string) error {
+	if name == "" || name == "default" {
+		delete(cfg, "currentContext")
+	} else {
+		cfg["currentContext"], _ = json.Marshal(name)
+	}
+	raw, err := json.MarshalIndent(cfg, "", "\t")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(config, 0o700); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(config, "config.json"), raw, 0o600)
+}
+
+// endpointOf returns the Docker endpoint of the context name ("" or
+// default: the CLI's default), "" when the context does not exist.
+func endpointOf(config, name string) string {
+	if name == "" || name == "default" {
+		if h := os.Getenv("DOCKER_HOST"); h != "" {
+			return h
+		}
+		return defaultHost
+	}
+	raw, err := os.ReadFile(filepath.Join(metaDir(config, name), "meta.json"))
+	if err != nil {
+		return ""
+	}
+	var m meta
+	if json.Unmarshal(raw, &m) != nil {
+		return ""
+	}
+	return m.Endpoints["docker"].Host
+}
+
+// answers reports whether something accepts connections at a Docker
+// endpoint (unix:// or tcp://); other kinds (ssh://) count as answering,
+// since they cannot be checked without their tools.
+func answers(ctx context.Context, host string) bool {
+	u, err := url.Parse(host)
+	if host == "" || err != nil {
+		return false
+	}
+	network, addr := u.Scheme, u.Host
+	switch u.Scheme {
+	case "unix":
+		addr = u.Path
+	case "tcp":
+	default:
+		return true
+	}
+	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	conn, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+	if err != nil {
+		return false
+	}
+	conn.Close()
+	return true
+}

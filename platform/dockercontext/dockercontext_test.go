@@ -1,0 +1,108 @@
+package dockercontext
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"paddock.dev/paddock/core/resource"
+)
+
+func setup(t *testing.T, config string) Context {
+	t.Helper()
+	dir := t.TempDir()
+	if config != "" {
+		if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return Context{Name: "paddock-x", ShortDir: "/home/u/.paddock-x", ConfigDir: dir, StateFile: filepath.Join(t.TempDir(), "replaced")}
+}
+
+func readJSON(t *testing.T, path string) map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]any{}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestAMissingDefaultIsReplacedAndRestored(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+	c := setup(t, `{"auths":{"example":{}}}`)
+	ctx := context.Background()
+	if err := c.Use(ctx, resource.EngineMoby); err != nil {
+		t.Fatal(err)
+	}
+	m := readJSON(t, filepath.Join(metaDir(c.ConfigDir, c.Name), "meta.json"))
+	if host := m["Endpoints"].(map[string]any)["docker"].(map[string]any)["Host"]; host != "unix:///home/u/.paddock-x/docker.sock" {
+		t.Fatalf("endpoint %v", host)
+	}
+	cfg := readJSON(t, filepath.Join(c.ConfigDir, "config.json"))
+	if cfg["currentContext"] != "paddock-x" || cfg["auths"] == nil {
+		t.Fatalf("config.json = %v", cfg)
+	}
+	if err := c.Remove(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cfg = readJSON(t, filepath.Join(c.ConfigDir, "config.json"))
+	if _, set := cfg["currentContext"]; set || cfg["auths"] == nil {
+		t.Fatalf("config.json after Remove = %v", cfg)
+	}
+	if _, err := os.Stat(metaDir(c.ConfigDir, c.Name)); !os.IsNotExist(err) {
+		t.Fatalf("the context is still there: %v", err)
+	}
+}
+
+func TestAContextThatAnswersStaysCurrent(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "d.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	c := setup(t, `{"currentContext":"mine"}`)
+	mine := filepath.Join(metaDir(c.ConfigDir, "mine"), "meta.json")
+	os.MkdirAll(filepath.Dir(mine), 0o755)
+	os.WriteFile(mine, []byte(`{"Name":"mine","Endpoints":{"docker":{"Host":"unix://`+sock+`"}}}`), 0o644)
+	ctx := context.Background()
+	if err := c.Use(ctx, resource.EngineMoby); err != nil {
+		t.Fatal(err)
+	}
+	if got := readJSON(t, filepath.Join(c.ConfigDir, "config.json"))["currentContext"]; got != "mine" {
+		t.Fatalf("a context that answers was replaced by %v", got)
+	}
+	if err := c.Remove(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := readJSON(t, filepath.Join(c.ConfigDir, "config.json"))["currentContext"]; got != "mine" {
+		t.Fatalf("Remove changed the user's context to %v", got)
+	}
+
+	// Once it no longer answers, ours takes over, and gives it back.
+	l.Close()
+	if err := c.Use(ctx, resource.EngineMoby); err != nil {
+		t.Fatal(err)
+	}
+	if got := readJSON(t, filepath.Join(c.ConfigDir, "config.json"))["currentContext"]; got != "paddock-x" {
+		t.Fatalf("current = %v", got)
+	}
+	if err := c.Use(ctx, resource.EngineContainerd); err != nil { // no docker context for containerd
+		t.Fatal(err)
+	}
+	if got := readJSON(t, filepath.Join(c.ConfigDir, "config.json"))["currentContext"]; got != "mine" {
+		t.Fatalf("current after switching to containerd = %v", got)
+	}
+	if !strings.HasPrefix(NameFor("x", "default"), "paddock-") || NameFor("default", "default") != "paddock" {
+		t.Fatal("NameFor")
+	}
+}
