@@ -2,9 +2,11 @@ package client
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -61,6 +63,13 @@ func (c *Client) Shell(ctx context.Context, ns, name string, command []string) (
 	if err != nil {
 		return nil, err
 	}
+	// The key is the daemon's; a daemon running as another user (a system
+	// service) must let this user read it.
+	key, err := os.Open(p.IdentityFile)
+	if err != nil {
+		return nil, fmt.Errorf("cannot reach vm %s over ssh: the daemon's key is not readable here: %w", name, err)
+	}
+	key.Close()
 	return exec.CommandContext(ctx, "ssh", SSHArgs(p, command)...), nil
 }
 
