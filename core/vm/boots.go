@@ -20,13 +20,11 @@ type boot struct {
 
 // follow waits, beside the reconciles, for the machine of the VM at key to
 // boot, records how it ended, and enqueues the VM to report it. The wait
-// belongs to the controller's run, not to one reconcile.
+// belongs to the controller's run, not to one reconcile. The VM has no
+// other boot: ensureRunning follows one only when it has none.
 func (c *Controller) follow(key resource.Key) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if b, ok := c.boots[key.Name]; ok && !b.done {
-		return
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &boot{cancel: cancel}
 	started := c.ctrl.Go(key, func(run context.Context) {

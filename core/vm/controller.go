@@ -125,21 +125,22 @@ func (c *Controller) reconcile(ctx context.Context, key resource.Key) (controlle
 		}
 		return controller.Result{}, err
 	}
-	if done, res, err := c.ensureMachine(ctx, vm, tmpl); done || err != nil {
+	inst, err := c.driver.Inspect(vm.Metadata.Name)
+	if err != nil {
+		return controller.Result{}, err
+	}
+	if done, res, err := c.ensureMachine(ctx, vm, tmpl, inst); done || err != nil {
 		return res, err
 	}
-	return c.ensureRunning(ctx, vm, tmpl)
+	return c.ensureRunning(ctx, vm, tmpl, inst)
 }
 
 // ensureMachine creates the VM's machine when it has none, recreates it on
 // a reset, and clears up after a crash between creating a machine and
-// recording it. done says the pass ends here.
-func (c *Controller) ensureMachine(ctx context.Context, vm *resource.VM, tmpl *resource.ConfigMap) (bool, controller.Result, error) {
+// recording it. inst is what the driver reports on the machine; done says
+// the pass ends here.
+func (c *Controller) ensureMachine(ctx context.Context, vm *resource.VM, tmpl *resource.ConfigMap, inst Instance) (bool, controller.Result, error) {
 	name := vm.Metadata.Name
-	inst, err := c.driver.Inspect(name)
-	if err != nil {
-		return true, controller.Result{}, err
-	}
 	pending, err := c.pending(name)
 	if err != nil {
 		return true, controller.Result{}, err
@@ -198,12 +199,9 @@ func (c *Controller) ensureMachine(ctx context.Context, vm *resource.VM, tmpl *r
 // ensureRunning starts, stops and restarts the machine as the VM asks.
 // status.restartNeeded is true exactly while the machine runs an older
 // template copy than the VM's (until the restart that follows stops it).
-func (c *Controller) ensureRunning(ctx context.Context, vm *resource.VM, tmpl *resource.ConfigMap) (controller.Result, error) {
+// inst is what the driver reports on the machine, which exists.
+func (c *Controller) ensureRunning(ctx context.Context, vm *resource.VM, tmpl *resource.ConfigMap, inst Instance) (controller.Result, error) {
 	name := vm.Metadata.Name
-	inst, err := c.driver.Inspect(name)
-	if err != nil {
-		return controller.Result{}, err
-	}
 	templateRV := tmpl.Metadata.ResourceVersion
 	drift := vm.Status.ObservedTemplateResourceVersion != templateRV
 	_, restart := vm.Metadata.Annotations[resource.AnnotationRestartRequested]

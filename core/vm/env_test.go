@@ -25,13 +25,15 @@ const stopGrace = 7 * time.Second
 
 // env is a VM controller on the real store, with a fake driver.
 type env struct {
-	t      *testing.T
-	st     store.Store
-	fd     *vmtest.FakeDriver
-	ctrl   *vm.Controller
-	stop   context.CancelFunc
-	done   chan struct{}
-	logger *slog.Logger
+	t  *testing.T
+	st store.Store
+	fd *vmtest.FakeDriver
+	// ctrlStore, when set, is the store the controller uses instead of st.
+	ctrlStore store.Store
+	ctrl      *vm.Controller
+	stop      context.CancelFunc
+	done      chan struct{}
+	logger    *slog.Logger
 }
 
 func newEnv(t *testing.T) *env {
@@ -65,7 +67,11 @@ func (w testWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return le
 func (e *env) start() {
 	e.t.Helper()
 	e.stopController()
-	e.ctrl = vm.New(e.st, e.fd, vm.Options{StopGrace: stopGrace, Logger: e.logger})
+	st := e.st
+	if e.ctrlStore != nil {
+		st = e.ctrlStore
+	}
+	e.ctrl = vm.New(st, e.fd, vm.Options{StopGrace: stopGrace, Logger: e.logger})
 	ctx, cancel := context.WithCancel(context.Background())
 	e.stop, e.done = cancel, make(chan struct{})
 	go func(done chan struct{}) { e.ctrl.Run(ctx); close(done) }(e.done)
@@ -142,6 +148,13 @@ func (e *env) patch(key resource.Key, patch map[string]any) {
 	}
 }
 
+func (e *env) delete(key resource.Key) {
+	e.t.Helper()
+	if _, err := e.st.Delete(context.Background(), key, store.DeleteOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
 func (e *env) setRunning(key resource.Key, running bool) {
 	e.t.Helper()
 	e.patch(key, map[string]any{"spec": map[string]any{"running": running}})
@@ -152,41 +165,73 @@ func (e *env) annotate(key resource.Key, annotation string) {
 	e.patch(key, map[string]any{"metadata": map[string]any{"annotations": map[string]any{annotation: "true"}}})
 }
 
+// until calls check whenever a VM changes, and every 20 ms for what only
+// the driver shows, until it reports done; after 10 s it fails the test
+// with what it waited for and the last state check described.
+func (e *env) until(what string, check func() (done bool, last string)) {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	w, err := e.st.Watch(ctx, store.WatchOptions{ListOptions: store.ListOptions{Kind: resource.KindVM}, ResourceVersion: e.st.Revision()})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer w.Stop()
+	changed := make(chan struct{}, 1)
+	go func() {
+		for {
+			if _, err := w.Next(ctx); err != nil {
+				return
+			}
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		done, last := check()
+		if done {
+			return
+		}
+		select {
+		case <-changed:
+		case <-tick.C:
+		case <-ctx.Done():
+			e.t.Fatalf("never %s; last: %s", what, last)
+		}
+	}
+}
+
 // waitFor waits until the VM at key satisfies ok, which describes what it
 // waits for when it fails.
 func (e *env) waitFor(key resource.Key, what string, ok func(*resource.VM) bool) *resource.VM {
 	e.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	var v *resource.VM
+	e.until(key.String()+" "+what, func() (bool, string) {
 		obj, err := e.st.Get(context.Background(), key)
 		if err != nil && !resource.IsNotFound(err) {
 			e.t.Fatal(err)
 		}
-		v, _ := obj.(*resource.VM)
-		if v != nil && ok(v) {
-			return v
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("%s: never %s; last: %s", key, what, describe(v))
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+		v, _ = obj.(*resource.VM)
+		return v != nil && ok(v), describe(v)
+	})
+	return v
 }
 
 // waitGone waits until the VM at key is deleted.
 func (e *env) waitGone(key resource.Key) {
 	e.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		_, err := e.st.Get(context.Background(), key)
+	e.until(key.String()+" deleted", func() (bool, string) {
+		obj, err := e.st.Get(context.Background(), key)
 		if resource.IsNotFound(err) {
-			return
+			return true, ""
 		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("%s: never deleted (err %v); last: %s", key, err, describe(e.get(key)))
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+		v, _ := obj.(*resource.VM)
+		return false, fmt.Sprintf("%s (err %v)", describe(v), err)
+	})
 }
 
 // waitCond waits until the VM's condition typ has status and reason for

@@ -1,0 +1,92 @@
+package vm_test
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"paddock.dev/paddock/core/resource"
+)
+
+func runningReason(reason string) func(*resource.VM) bool {
+	return func(v *resource.VM) bool {
+		c := meta.FindStatusCondition(v.Status.Conditions, resource.VMRunning)
+		return c != nil && c.Reason == reason
+	}
+}
+
+// Every store call a reconcile makes can fail: the error is returned and
+// the work retried (never swallowed), and the VM goes through its whole
+// life all the same.
+func TestStoreFailuresAreRetried(t *testing.T) {
+	t.Parallel()
+	vmKind, cmKind := resource.KindVM.Name, resource.KindConfigMap.Name
+	for _, tc := range []struct {
+		name  string
+		op    string
+		match func(resource.Key, resource.Object, []byte) bool
+	}{
+		{"read the VM", "Get", onKind(vmKind)},
+		{"read the copy", "Get", onKind(cmKind)},
+		{"add the finalizer", "Update", onKind(vmKind)},
+		{"make the copy", "Create", onKind(cmKind)},
+		{"remake the copy", "Update", func(k resource.Key, obj resource.Object, _ []byte) bool {
+			return k.Kind == cmKind && obj.(*resource.ConfigMap).Data[resource.TemplateKey] != debianTemplate
+		}},
+		{"record the machine", "UpdateStatus", onVMStatus(func(v *resource.VM) bool { return v.Status.TemplateConfigMap != "" && v.Status.RestartCount == 0 })},
+		{"record Created", "UpdateStatus", onVMStatus(func(v *resource.VM) bool {
+			return meta.IsStatusConditionTrue(v.Status.Conditions, resource.VMCreated) && v.Status.RestartCount > 0
+		})},
+		{"record Starting", "UpdateStatus", onVMStatus(runningReason(resource.ReasonStarting))},
+		{"record Started", "UpdateStatus", onVMStatus(runningReason(resource.ReasonStarted))},
+		{"record Reconciling", "UpdateStatus", onVMStatus(runningReason(resource.ReasonReconciling))},
+		{"record the new template", "UpdateStatus", onVMStatus(func(v *resource.VM) bool {
+			return runningReason(resource.ReasonReconciling)(v) && !v.Status.RestartNeeded
+		})},
+		{"record Stopped", "UpdateStatus", onVMStatus(runningReason(resource.ReasonStopped))},
+		{"record the reset", "UpdateStatus", onVMStatus(func(v *resource.VM) bool {
+			c := meta.FindStatusCondition(v.Status.Conditions, resource.VMCreated)
+			return c != nil && c.Reason == resource.ReasonPending
+		})},
+		{"serve the restart", "Patch", onPatch(`restartRequested":null`)},
+		{"serve the reset", "Patch", onPatch(`resetRequested":null`)},
+		{"delete the copy", "Delete", onKind(cmKind)},
+		{"release the copy", "Update", onTerminating(cmKind)},
+		{"remove the finalizer", "Update", onTerminating(vmKind)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			faulty := &faultyStore{Store: e.st}
+			e.ctrlStore = faulty
+			faulty.fail(tc.op, tc.match)
+			e.start()
+			key := e.createVM("dev", true)
+			e.running(key)
+
+			e.patch(key, map[string]any{"spec": map[string]any{"params": map[string]any{"cpus": 2}}})
+			e.waitFor(key, "restarted with the new template", func(v *resource.VM) bool {
+				return v.Status.RestartCount == 2 && hasCond(v, resource.VMRunning, true, resource.ReasonStarted)
+			})
+			e.annotate(key, resource.AnnotationRestartRequested)
+			e.waitFor(key, "restarted on request", func(v *resource.VM) bool {
+				return v.Status.RestartCount == 3 && hasCond(v, resource.VMRunning, true, resource.ReasonStarted)
+			})
+			e.annotate(key, resource.AnnotationResetRequested)
+			e.waitFor(key, "made anew", func(v *resource.VM) bool {
+				_, asked := v.Metadata.Annotations[resource.AnnotationResetRequested]
+				return !asked && v.Status.RestartCount == 4 && hasCond(v, resource.VMRunning, true, resource.ReasonStarted)
+			})
+			e.setRunning(key, false)
+			e.waitCond(key, resource.VMRunning, false, resource.ReasonStopped)
+			e.delete(key)
+			e.waitGone(key)
+			if !faulty.firedAll() {
+				t.Fatal("the fault never fired: the test does not test what it says")
+			}
+			if inst, _ := e.fd.Machine("dev"); inst.Exists {
+				t.Errorf("the machine is left: %+v", inst)
+			}
+		})
+	}
+}
