@@ -18,7 +18,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 suite=bookworm
 packages="systemd-sysv udev dbus libpam-systemd kmod openssh-server sudo
 linux-image-amd64 initramfs-tools busybox-static iproute2 iptables netbase procps e2fsprogs
-ca-certificates"
+ca-certificates docker.io"
 host_packages="debootstrap qemu-utils qemu-system-x86 e2fsprogs cpio"
 
 log() { echo "guestimage: $*" >&2; }
@@ -123,6 +123,12 @@ echo 'LABEL=lima-root / ext4 defaults,discard 0 1' >"$root/etc/fstab"
 rm -f "$root"/etc/ssh/ssh_host_*
 chroot "$root" systemctl enable lima-init.service lima-guestagent-early.service \
 	lima-guestagent.service lima-boot.service lima-growfs.service >&2
+# docker.io (which brings containerd, runc and ctr) enables its engines;
+# they would cost every boot 3.5-4.5 s under emulation. A VM that wants one
+# starts it from the kernel command line, in the boot's first transaction:
+# systemd.wants=docker.service (moby; it pulls in docker.socket and
+# containerd) or systemd.wants=containerd.service.
+chroot "$root" systemctl disable docker.service docker.socket containerd.service >&2
 # Lima's boot/20-rootless-base.sh appends this block to the user's shell
 # start-up files where it is missing, which takes seconds under emulation
 # on the first boot: the skeleton that lima-init's useradd copies has it.
@@ -133,11 +139,13 @@ for f in .profile .bashrc .zshrc; do
 done
 # Generators run at boot and at every reload of systemd (Lima's boot scripts
 # reload it three times), each a program start under emulation. Only those
-# for /etc/fstab and /etc/rc.local stay: nothing here uses encrypted or
-# verity disks, hibernation, offline updates, SysV init scripts (every
-# package in the image has a systemd unit) or gettys.
+# for /etc/fstab and /etc/rc.local stay, and the debug generator, which
+# reads systemd.wants= from the kernel command line (how a VM starts a
+# container engine, see below): nothing here uses encrypted or verity
+# disks, hibernation, offline updates, SysV init scripts (every package in
+# the image has a systemd unit) or gettys.
 mkdir -p "$root/etc/systemd/system-generators"
-for g in cryptsetup debug getty gpt-auto hibernate-resume integritysetup run \
+for g in cryptsetup getty gpt-auto hibernate-resume integritysetup run \
 	system-update sysv veritysetup; do
 	ln -s /dev/null "$root/etc/systemd/system-generators/systemd-$g-generator"
 done
@@ -179,6 +187,8 @@ rm -rf "$tmp/disk.raw" "$root"
 t4=$(date +%s); log "TIMING disk $((t4 - t3))s"
 
 # A Lima template fragment naming the files; the caller adds the rest.
+# apparmor=0: the image has no apparmor_parser, so with AppArmor on dockerd
+# cannot load its docker-default profile and every `docker run` fails.
 cat >"$tmp/template.yaml" <<YAML
 vmType: qemu
 arch: x86_64
@@ -187,7 +197,7 @@ images:
   arch: x86_64
   kernel:
     location: $out/vmlinuz
-    cmdline: "root=LABEL=lima-root rw console=ttyS0 net.ifnames=0 quiet mitigations=off cryptomgr.notests"
+    cmdline: "root=LABEL=lima-root rw console=ttyS0 net.ifnames=0 quiet apparmor=0 mitigations=off cryptomgr.notests"
   initrd:
     location: $out/initrd.img
 cpuType:
