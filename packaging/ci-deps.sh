@@ -3,9 +3,14 @@
 # Debian 12, as root: systemd and logind for the throw-away systemd the
 # tests boot in namespaces (TestServiceUnderSystemd, TestContainer),
 # util-linux for unshare, nsenter and setpriv, passwd for useradd, and dpkg
-# for check-deb.sh.
+# for check-deb.sh. The tray (`paddock tray`, Fyne on GLFW) builds with cgo
+# against OpenGL and X11's headers, and its tests run it under Xvfb with
+# xdotool and ImageMagick's import for the window and a private D-Bus
+# session bus (dbus above) for the tray menu.
 set -euo pipefail
-pkgs=(systemd systemd-sysv libpam-systemd dbus dbus-user-session util-linux passwd dpkg)
+pkgs=(systemd systemd-sysv libpam-systemd dbus dbus-user-session util-linux passwd dpkg
+	gcc libc6-dev pkg-config libgl1-mesa-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev
+	xvfb libgl1-mesa-dri x11-utils xdotool imagemagick)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

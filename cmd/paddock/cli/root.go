@@ -93,6 +93,7 @@ starts the daemon when it is not running.`,
 		newVMCmd(c),
 		newVersionCmd(c),
 		newServiceCmd(c),
+		newTrayCmd(c),
 		newHostAgentCmd(c),
 	)
 	root.AddCommand(appCommands(c)...)

@@ -1,0 +1,53 @@
+package tray
+
+import (
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"fyne.io/fyne/v2"
+
+	"paddock.dev/paddock/app/menu"
+	"paddock.dev/paddock/core/resource"
+)
+
+// watchFor decides what the tray announces: a start that fails, with its
+// reason, and the App settling after a change the tray asked for.
+type watchFor struct {
+	// generation is the App's generation after the tray's last change, 0
+	// when the tray waits for nothing.
+	generation int64
+}
+
+// expect announces the App's settling at generation or later.
+func (t *Tray) expect(generation int64) {
+	t.mu.Lock()
+	t.watch.generation = generation
+	t.mu.Unlock()
+}
+
+// check returns the notifications the step from prev to s calls for.
+func (w *watchFor) check(prev, s menu.State) []*fyne.Notification {
+	if !s.DaemonUp {
+		return nil
+	}
+	var notes []*fyne.Notification
+	phase, detail := menu.AppPhase(s.App)
+	if before, _ := menu.AppPhase(prev.App); phase == menu.Failed && before != menu.Failed && prev.DaemonUp {
+		notes = append(notes, fyne.NewNotification("Paddock failed", detail))
+		w.generation = 0
+	}
+	if w.generation > 0 && s.App != nil {
+		settled := meta.FindStatusCondition(s.App.Status.Conditions, resource.AppSettled)
+		if settled != nil && settled.Status == "True" && settled.ObservedGeneration >= w.generation {
+			w.generation = 0
+			switch phase {
+			case menu.Running:
+				notes = append(notes, fyne.NewNotification("Paddock is running", menu.Summary(s.App)))
+			case menu.Stopped:
+				notes = append(notes, fyne.NewNotification("Paddock stopped", "The VM and its container engine are stopped."))
+			default:
+				notes = append(notes, fyne.NewNotification("Paddock settled", "Your changes are in effect."))
+			}
+		}
+	}
+	return notes
+}
