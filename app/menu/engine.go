@@ -8,10 +8,10 @@ import (
 
 // engineOf names the App's container engine, the default when unset.
 func engineOf(app *resource.App) string {
-	if app.Spec.ContainerEngine == "" {
+	if app.Spec.ContainerEngine.Name == "" {
 		return resource.EngineMoby
 	}
-	return app.Spec.ContainerEngine
+	return app.Spec.ContainerEngine.Name
 }
 
 // spaced writes a size such as 4GiB as a person reads it: "4 GiB".

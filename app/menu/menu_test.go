@@ -73,6 +73,8 @@ func TestAppStates(t *testing.T) {
 			"Failed: qemu: no such file", IconError, enabled{stop: true, restart: true, settings: true}},
 		{"create failed", app(true, cond(resource.AppCreated, "False", resource.ReasonCreateFailed, "")),
 			"Failed: CreateFailed", IconError, enabled{stop: true, restart: true, settings: true}},
+		{"VM name taken", app(true, cond(resource.AppCreated, "False", "VMNameTaken", "VM paddock/app exists and is not the App's")),
+			"Failed: VM paddock/app exists and is not the App's", IconError, enabled{stop: true, restart: true, settings: true}},
 		{"stop failed", app(false, created, cond(resource.AppRunning, "False", resource.ReasonStopFailed, "stuck")),
 			"Failed: stuck", IconError, enabled{start: true, settings: true}},
 	}
@@ -112,7 +114,7 @@ func TestAppStates(t *testing.T) {
 
 func TestContainerdHasNoDockerContext(t *testing.T) {
 	a := app(true, created, vmStarted, engineUp, settled)
-	a.Spec.ContainerEngine = resource.EngineContainerd
+	a.Spec.ContainerEngine.Name = resource.EngineContainerd
 	m := Build(State{DaemonUp: true, App: a})
 	if m.Status != "Running — containerd, 2 CPUs, 4 GiB" || find(t, m.Items, LabelCopyContext).Enabled {
 		t.Fatalf("status %q, Copy Docker Context enabled %v", m.Status, find(t, m.Items, LabelCopyContext).Enabled)

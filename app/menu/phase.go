@@ -25,11 +25,16 @@ var phaseNames = [...]string{"Stopped", "Starting", "Running", "Stopping", "Fail
 
 func (p Phase) String() string { return phaseNames[p] }
 
-// failureReasons are the condition reasons that say a step failed.
+// failureReasons are the condition reasons that say a step failed: the
+// VM's, which the App forwards, and those the App's controller (core/app)
+// gives when it cannot make the VM at all.
 var failureReasons = map[string]bool{
 	resource.ReasonCreateFailed: true,
 	resource.ReasonStartFailed:  true,
 	resource.ReasonStopFailed:   true,
+	"TemplateFailed":            true,
+	"VMNameTaken":               true,
+	"Invalid":                   true,
 }
 
 // failure returns the first condition among conds that reports a failure.

@@ -189,6 +189,8 @@ func (w *settingsWindow) update(s menu.State) {
 	case settled != nil && settled.Status == "True" && settled.ObservedGeneration >= w.waitFor:
 		w.stopProgress()
 		w.status.SetText("Applied.")
+	case settled != nil && settled.Message != "":
+		w.status.SetText("Applying… " + settled.Message)
 	case detail != "":
 		w.status.SetText("Applying… " + detail)
 	}

@@ -29,6 +29,19 @@ func (c *cli) Client(ctx context.Context) (*client.Client, error) {
 		}
 		return cl, err
 	}
+	start, err := c.autostart()
+	if err != nil {
+		return nil, err
+	}
+	return cl, cl.Connect(ctx, start)
+}
+
+// autostart says how to start the instance's daemon in the background.
+func (c *cli) autostart() (*client.Autostart, error) {
+	p, err := c.Paths()
+	if err != nil {
+		return nil, err
+	}
 	if err := p.MkdirAll(); err != nil {
 		return nil, err
 	}
@@ -36,9 +49,9 @@ func (c *cli) Client(ctx context.Context) (*client.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cl, cl.Connect(ctx, &client.Autostart{
+	return &client.Autostart{
 		Command: []string{exe, "serve", "--instance", c.instance, "--log-level", c.logLevel},
 		LogPath: filepath.Join(p.LogDir, "paddock.log"),
 		PIDFile: p.PIDFile,
-	})
+	}, nil
 }

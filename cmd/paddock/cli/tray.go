@@ -7,6 +7,7 @@ import (
 
 	"paddock.dev/paddock/api/client"
 	"paddock.dev/paddock/app/tray"
+	"paddock.dev/paddock/core/buildinfo"
 )
 
 func newTrayCmd(c *cli) *cobra.Command {
@@ -29,7 +30,7 @@ The tray needs a paddock built with cgo (CGO_ENABLED=1).`,
 			if err != nil {
 				return err
 			}
-			exe, err := executable()
+			exe, err := buildinfo.Executable()
 			if err != nil {
 				return err
 			}
@@ -59,5 +60,9 @@ func (c *cli) startDaemonFor(ctx context.Context, cmd *cobra.Command, cl *client
 	if err == nil && installed(svc) {
 		return svc.Start()
 	}
-	return c.startDaemon(ctx, cl)
+	start, err := c.autostart()
+	if err != nil {
+		return err
+	}
+	return cl.Connect(ctx, start)
 }

@@ -1,0 +1,67 @@
+// Package daemontest runs the daemon's real API over a real SQLite store
+// on a real Unix socket inside a test, without controllers: the test plays
+// their part by writing status. It is for the tray's tests only.
+package daemontest
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"paddock.dev/paddock/api"
+	"paddock.dev/paddock/api/client"
+	"paddock.dev/paddock/core/store"
+	"paddock.dev/paddock/core/store/gormstore"
+)
+
+// Daemon is the API a test can stop and start again, as a daemon restart
+// would.
+type Daemon struct {
+	t      testing.TB
+	Socket string
+	Store  store.Store
+	srv    *http.Server
+}
+
+// New returns a daemon that is not started yet.
+func New(t testing.TB) *Daemon {
+	t.Helper()
+	// Not t.TempDir: socket paths are length-limited.
+	dir, err := os.MkdirTemp("", "pdtray")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	st, err := gormstore.Open(context.Background(), gormstore.Config{Dialector: gormstore.SQLite(filepath.Join(dir, "db"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Daemon{t: t, Socket: filepath.Join(dir, "paddock.sock"), Store: st}
+	t.Cleanup(func() { d.Stop(); st.Close() })
+	return d
+}
+
+// Start serves the API on the socket.
+func (d *Daemon) Start() {
+	l, err := api.ListenUnix(d.Socket)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	d.srv = &http.Server{Handler: api.New(api.Config{Store: d.Store}).Handler()}
+	go d.srv.Serve(l)
+}
+
+// Stop ends the server and its watch streams and removes the socket, as a
+// daemon that exits does.
+func (d *Daemon) Stop() {
+	if d.srv != nil {
+		d.srv.Close()
+		d.srv = nil
+		os.Remove(d.Socket)
+	}
+}
+
+// Client returns a client of the daemon.
+func (d *Daemon) Client() *client.Client { return client.NewUnix(d.Socket) }
