@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"reflect"
@@ -131,9 +132,9 @@ func (s *Server) registerHealth() {
 	})
 	huma.Register(s.api, huma.Operation{
 		OperationID: "readyz", Method: http.MethodGet, Path: "/readyz", Tags: []string{"health"},
-		Summary: "Readiness: the store is open and the controllers run", Errors: []int{http.StatusServiceUnavailable},
+		Summary: "Readiness: the store is open, its writes succeed, and the controllers run", Errors: []int{http.StatusServiceUnavailable},
 	}, func(ctx context.Context, _ *struct{}) (*healthOutput, error) {
-		if err := s.ready(); err != nil {
+		if err := errors.Join(s.ready(), s.store.Healthy()); err != nil {
 			p := newProblem(resource.ReasonInternal, "not ready: "+err.Error())
 			p.Status, p.Title = http.StatusServiceUnavailable, http.StatusText(http.StatusServiceUnavailable)
 			return nil, p

@@ -97,18 +97,19 @@ func Resolve(roots Roots, name string) (Paths, error) {
 	}, nil
 }
 
-// MkdirAll creates the instance's directories; the short directory, which
-// holds the API socket, is private to the user.
+// MkdirAll creates the instance's directories, private to the user: the
+// data directory holds every object, the log directory what the daemon
+// says of them, and the short directory the API socket.
 func (p Paths) MkdirAll() error {
-	for _, d := range []string{p.Dir, p.LogDir} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
+	for _, d := range []string{p.Dir, p.LogDir, p.ShortDir} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
+		if err := os.Chmod(d, 0o700); err != nil {
 			return err
 		}
 	}
-	if err := os.MkdirAll(p.ShortDir, 0o700); err != nil {
-		return err
-	}
-	return os.Chmod(p.ShortDir, 0o700)
+	return nil
 }
 
 // Keys lists the names under which Paths are printed, in a stable order.

@@ -23,6 +23,11 @@ const (
 	ReasonUnsupported   Reason = "UnsupportedMediaType"
 	ReasonTooLarge      Reason = "RequestEntityTooLarge"
 	ReasonInternal      Reason = "InternalError"
+	// ReasonUnavailable: the daemon cannot serve this now (its database
+	// is read-only, damaged or unreachable); the message says what to do.
+	ReasonUnavailable Reason = "ServiceUnavailable"
+	// ReasonInsufficientStorage: the disk holding the database is full.
+	ReasonInsufficientStorage Reason = "InsufficientStorage"
 )
 
 // HTTPStatus returns the HTTP status code that carries r.
@@ -48,6 +53,10 @@ func (r Reason) HTTPStatus() int {
 		return 415
 	case ReasonTooLarge:
 		return 413
+	case ReasonUnavailable:
+		return 503
+	case ReasonInsufficientStorage:
+		return 507
 	}
 	return 500
 }
@@ -77,6 +86,10 @@ func ReasonForStatus(status int) Reason {
 		return ReasonUnsupported
 	case 413:
 		return ReasonTooLarge
+	case 503:
+		return ReasonUnavailable
+	case 507:
+		return ReasonInsufficientStorage
 	}
 	return ReasonInternal
 }

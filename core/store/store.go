@@ -40,6 +40,9 @@ type Store interface {
 	Watch(ctx context.Context, opts WatchOptions) (*Watcher, error)
 	// Revision is the revision of the last write.
 	Revision() int64
+	// Healthy reports why the last write failed (a full disk, a read-only
+	// or damaged database), or nil once writes succeed.
+	Healthy() error
 	// Close releases the database.
 	Close() error
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -270,5 +271,58 @@ func TestUnauthenticatedTCPConnectionsAreClosed(t *testing.T) {
 		if _, err := c.Read(make([]byte, 1)); err != io.EOF {
 			t.Fatalf("connection %d: still open after its 401 (%v)", i, err)
 		}
+	}
+}
+
+// The database and the directory it is in are the user's alone, and a
+// second daemon on the same database is refused with the holder's pid.
+func TestDatabaseIsPrivateAndLocked(t *testing.T) {
+	a := newEnv(t, "default")
+	d := a.serve()
+	call(t, d.http, "POST", cmPath, "application/json", `{"apiVersion":"paddock.dev/v1alpha1","kind":"ConfigMap","metadata":{"name":"x"}}`)
+	db := a.path("db")
+	for _, c := range []struct {
+		path string
+		mode os.FileMode
+	}{{db, 0o600}, {db + "-wal", 0o600}, {filepath.Dir(db), 0o700}} {
+		fi, err := os.Stat(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != c.mode {
+			t.Errorf("%s has mode %o, want %o", c.path, fi.Mode().Perm(), c.mode)
+		}
+	}
+
+	b := newEnv(t, "other")
+	_, errOut, code := b.run("", "serve", "--database", db)
+	want := fmt.Sprintf("in use by another paddock daemon (pid %d)", d.cmd.Process.Pid)
+	if code != 1 || !strings.Contains(errOut, want) || !strings.Contains(errOut, db) {
+		t.Fatalf("a second daemon on the same database: exit %d, %q; want it refused, naming the file and saying %q", code, errOut, want)
+	}
+}
+
+// A database with garbage in the middle is found at start, and the
+// message names the file and the way out.
+func TestDamagedDatabaseIsNamedAtStart(t *testing.T) {
+	e := newEnv(t, "default")
+	db := e.path("db")
+	fill(t, db, 3000)
+	f, err := os.OpenFile(db, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := f.Stat()
+	garbage := make([]byte, 256<<10)
+	for i := range garbage {
+		garbage[i] = byte(i*7 + 3)
+	}
+	if _, err := f.WriteAt(garbage, fi.Size()/2-int64(len(garbage))/2); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	_, errOut, code := e.run("", "serve")
+	if code != 1 || !strings.Contains(errOut, db) || !strings.Contains(errOut, "damaged") || !strings.Contains(errOut, "backup") {
+		t.Fatalf("a damaged database: exit %d, %q; want it refused, naming the file and what to do", code, errOut)
 	}
 }

@@ -75,6 +75,9 @@ func SQLite(path string) gorm.Dialector {
 // DB is the gorm implementation of Store.
 type DB struct {
 	db        *gorm.DB
+	name      string // the database, for messages
+	lock      dbLock // keeps other daemons off the database; nil once released
+	failing   atomic.Pointer[string]
 	retention int64
 	admit     store.AdmitFunc
 	log       *slog.Logger
@@ -101,25 +104,63 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if cfg.EventRetention <= 0 {
 		cfg.EventRetention = DefaultEventRetention
 	}
+	where := describe(cfg.Dialector)
+	var lock dbLock
+	if where.file != "" {
+		if err := prepareFile(where.file); err != nil {
+			return nil, err
+		}
+		l, err := lockFile(where.file)
+		if err != nil {
+			return nil, err
+		}
+		lock = l
+	}
 	gdb, err := gorm.Open(cfg.Dialector, &gorm.Config{
-		Logger:                 gormlogger.NewSlogLogger(cfg.Logger, gormlogger.Config{LogLevel: gormlogger.Warn, SlowThreshold: 500 * time.Millisecond, IgnoreRecordNotFoundError: true}),
+		// Statements are logged by their shape: their values are object
+		// bodies, which may be large or secret.
+		Logger: gormlogger.NewSlogLogger(cfg.Logger, gormlogger.Config{LogLevel: gormlogger.Warn, SlowThreshold: 500 * time.Millisecond,
+			IgnoreRecordNotFoundError: true, ParameterizedQueries: true}),
 		SkipDefaultTransaction: true,
 		PrepareStmt:            true,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("open database: %w", err)
+		if lock != nil {
+			lock.release()
+		}
+		return nil, fmt.Errorf("open the %s: %w", where.name, err)
 	}
-	s := &DB{db: gdb, retention: cfg.EventRetention, admit: cfg.Admit, log: cfg.Logger, index: newIndex(), hub: store.NewHub()}
-	if sqlDB, err := gdb.DB(); err == nil && gdb.Dialector.Name() == "sqlite" {
-		// One connection: SQLite has one writer anyway, and reads are
-		// served from memory.
-		sqlDB.SetMaxOpenConns(1)
-	}
-	if err := s.load(ctx); err != nil {
+	s := &DB{db: gdb, name: where.name, lock: lock, retention: cfg.EventRetention, admit: cfg.Admit, log: cfg.Logger, index: newIndex(), hub: store.NewHub()}
+	if err := s.prepare(ctx, where); err != nil {
 		s.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// prepare locks a PostgreSQL database, checks a SQLite one, and loads the
+// objects.
+func (s *DB) prepare(ctx context.Context, where database) error {
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return err
+	}
+	if where.file == "" {
+		if s.lock, err = lockPostgres(ctx, sqlDB, s.name); err != nil {
+			return err
+		}
+	} else {
+		// One connection: SQLite has one writer anyway, and reads are
+		// served from memory.
+		sqlDB.SetMaxOpenConns(1)
+		if err := s.checkSQLite(ctx); err != nil {
+			return err
+		}
+	}
+	if err := s.load(ctx); err != nil {
+		return fmt.Errorf("%w (the %s)", err, s.name)
+	}
+	return nil
 }
 
 func (s *DB) load(ctx context.Context) error {
@@ -170,6 +211,11 @@ func (s *DB) Close() error {
 	if err != nil {
 		return err
 	}
+	if s.lock != nil {
+		// First: a PostgreSQL lock's connection would hold Close open.
+		s.lock.release()
+		s.lock = nil
+	}
 	return sqlDB.Close()
 }
 
@@ -211,8 +257,9 @@ func (s *DB) commit(ctx context.Context, typ store.EventType, k *resource.Kind, 
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("write %s: %w", key, err)
+		return nil, s.storageError("write "+resource.Describe(key), err)
 	}
+	s.wrote()
 	if prune {
 		s.oldest.Store(rev - s.retention + 1)
 	}
@@ -265,8 +312,3 @@ func checkVersion(key resource.Key, want, have string) error {
 }
 
 func (s *DB) isClosed() bool { return s.closed.Load() }
-
-// storageError describes a failed database operation.
-func (s *DB) storageError(what string, err error) error {
-	return fmt.Errorf("%s: %w", what, err)
-}
