@@ -124,6 +124,9 @@ func (c *Controller) Run(ctx context.Context) {
 	c.runCtx = nil
 	c.mu.Unlock()
 	c.helpers.Wait()
+	if n := c.panics.Load(); n > 0 {
+		c.log.Warn("stopped after recovering from panics; each is logged with its stack", "panics", n)
+	}
 }
 
 // Go runs f beside the reconciles, for work on the object at key that

@@ -1,11 +1,13 @@
 package vm_test
 
 import (
+	"errors"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/core/vm/vmtest"
 )
 
 func runningReason(reason string) func(*resource.VM) bool {
@@ -88,5 +90,28 @@ func TestStoreFailuresAreRetried(t *testing.T) {
 				t.Errorf("the machine is left: %+v", inst)
 			}
 		})
+	}
+}
+
+// The restart request that retries a failed start is served (and removed)
+// only once the new start is under way; a failure to remove it is retried.
+func TestRestartOfAFailedStartSurvivesAStoreFailure(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	faulty := &faultyStore{Store: e.st}
+	e.ctrlStore = faulty
+	e.fd.Fail(vmtest.Start, "dev", errors.New("qemu: cannot open the disk"))
+	e.start()
+	key := e.createVM("dev", true)
+	e.waitCond(key, resource.VMRunning, false, resource.ReasonStartFailed)
+
+	faulty.fail("Patch", onPatch(`restartRequested":null`))
+	e.annotate(key, resource.AnnotationRestartRequested)
+	v := e.running(key)
+	if _, asked := v.Metadata.Annotations[resource.AnnotationRestartRequested]; asked || !faulty.firedAll() {
+		t.Errorf("request still there: %v; fault fired: %v", asked, faulty.firedAll())
+	}
+	if n := e.fd.Count(vmtest.Start, "dev"); n != 2 {
+		t.Errorf("started %d times, want 2", n)
 	}
 }
