@@ -6,11 +6,15 @@
 # for check-deb.sh. The tray (`paddock tray`, Fyne on GLFW) builds with cgo
 # against OpenGL and X11's headers, and its tests run it under Xvfb with
 # xdotool and ImageMagick's import for the window and a private D-Bus
-# session bus (dbus above) for the tray menu.
+# session bus (dbus above) for the tray menu. The App's end-to-end test
+# talks to Docker in its VM with the host's docker CLI (Debian ships it
+# only in docker.io) and imports a busybox-static root file system as an
+# image made offline.
 set -euo pipefail
 pkgs=(systemd systemd-sysv libpam-systemd dbus dbus-user-session util-linux passwd dpkg
 	gcc libc6-dev pkg-config libgl1-mesa-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev
-	xvfb libgl1-mesa-dri x11-utils xdotool imagemagick)
+	xvfb libgl1-mesa-dri x11-utils xdotool imagemagick
+	docker.io busybox-static)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -18,4 +22,8 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+# Only docker.io's CLI is wanted: no engine on the host itself.
+if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+	systemctl disable --now docker.service docker.socket containerd.service 2>/dev/null || true
 fi

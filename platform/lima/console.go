@@ -15,15 +15,29 @@ import (
 // would wait for it for ten minutes.
 const panicMarker = "Kernel panic - not syncing"
 
-// panicContext is how many console lines before the panic a StartError
-// keeps: they usually say what went wrong ("VFS: Unable to mount root fs").
+// initFailedMarker is in the line systemd prints when the guest image's
+// lima-init fails (platform/linux/guestimage): it applies the user, its SSH
+// keys and the network, so SSH never comes up after it, and Lima's host
+// agent would wait for it for ten minutes. lima-init writes why it failed
+// to the console just before.
+const initFailedMarker = "Failed to start lima-init.service"
+
+// Why a boot is known to have failed, as a StartError's reason.
+const (
+	reasonPanicked   = "the guest's kernel panicked"
+	reasonInitFailed = "the guest's lima-init failed, so SSH will not come up"
+)
+
+// panicContext is how many console lines before the failure a StartError
+// keeps: they usually say what went wrong ("VFS: Unable to mount root fs",
+// "lima-init: no network card (eth0) appeared in 60 s").
 const panicContext = 3
 
 // kernelTime is the timestamp the kernel puts before its console lines.
 var kernelTime = regexp.MustCompile(`^\[\s*\d+\.\d+\]\s*`)
 
 // consoleWatch follows a guest's serial console log, which QEMU writes
-// afresh at each boot, for a kernel panic. Until QEMU has started, the log
+// afresh at each boot, for a kernel panic or a failed lima-init. Until QEMU has started, the log
 // is the previous boot's: a log last written before notBefore (when this
 // boot's host agent started) is not read.
 type consoleWatch struct {
@@ -34,28 +48,28 @@ type consoleWatch struct {
 	rest      []byte   // a line not yet complete
 }
 
-// check reads what the console got since the last check and returns the
-// lines up to and including the panic, once there was one.
-func (w *consoleWatch) check() (lines []string, panicked bool) {
+// check reads what the console got since the last check and, once the
+// boot failed, returns why and the lines up to and including the failure.
+func (w *consoleWatch) check() (lines []string, failed string) {
 	f, err := os.Open(w.path)
 	if err != nil {
-		return nil, false // not written yet
+		return nil, "" // not written yet
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil || st.ModTime().Before(w.notBefore) {
-		return nil, false
+		return nil, ""
 	}
 	if st.Size() < w.offset {
 		// A new boot's log: start over.
 		w.offset, w.last, w.rest = 0, nil, nil
 	}
 	if _, err := f.Seek(w.offset, io.SeekStart); err != nil {
-		return nil, false
+		return nil, ""
 	}
 	data, err := io.ReadAll(io.LimitReader(f, tailBytes))
 	if err != nil {
-		return nil, false
+		return nil, ""
 	}
 	w.offset += int64(len(data))
 	data = append(w.rest, data...)
@@ -68,13 +82,16 @@ func (w *consoleWatch) check() (lines []string, panicked bool) {
 		if line == "" {
 			continue
 		}
-		if strings.Contains(line, panicMarker) {
-			return append(w.last, line[strings.Index(line, panicMarker):]), true
+		if i := strings.Index(line, panicMarker); i >= 0 {
+			return append(w.last, line[i:]), reasonPanicked
+		}
+		if i := strings.Index(line, initFailedMarker); i >= 0 {
+			return append(w.last, line[i:]), reasonInitFailed
 		}
 		w.last = append(w.last, line)
 		if len(w.last) > panicContext {
 			w.last = w.last[1:]
 		}
 	}
-	return nil, false
+	return nil, ""
 }

@@ -13,7 +13,7 @@ import (
 func TestConsoleWatchFindsPanic(t *testing.T) {
 	path := filepath.Join(t.TempDir(), filenames.SerialLog)
 	w := &consoleWatch{path: path}
-	if _, panicked := w.check(); panicked {
+	if _, failed := w.check(); failed != "" {
 		t.Fatal("a missing log panicked")
 	}
 	appendTo := func(s string) {
@@ -28,22 +28,22 @@ func TestConsoleWatchFindsPanic(t *testing.T) {
 		f.Close()
 	}
 	appendTo("[    0.000000] Linux version 6.1.0\n[    1.1] booting\ninitramfs: no device LABEL=x\n[    1.607102] Kernel pan")
-	if _, panicked := w.check(); panicked {
+	if _, failed := w.check(); failed != "" {
 		t.Fatal("a boot without a complete panic line panicked")
 	}
 	appendTo("ic - not syncing: Attempted to kill init! exitcode=0x00000100\n[    1.6] CPU: 0 PID: 1\n")
-	lines, panicked := w.check()
+	lines, failed := w.check()
 	want := []string{"Linux version 6.1.0", "booting", "initramfs: no device LABEL=x", "Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000100"}
-	if !panicked || !slices.Equal(lines, want) {
-		t.Fatalf("check = %q, %v; want %q", lines, panicked, want)
+	if failed != reasonPanicked || !slices.Equal(lines, want) {
+		t.Fatalf("check = %q, %q; want %q", lines, failed, want)
 	}
 
 	// QEMU writes the log afresh at the next boot.
 	if err := os.WriteFile(path, []byte("[    0.0] Linux\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if lines, panicked := w.check(); panicked {
-		t.Fatalf("a new boot's log panicked: %q", lines)
+	if lines, failed := w.check(); failed != "" {
+		t.Fatalf("a new boot's log failed: %q", lines)
 	}
 }
 
@@ -59,13 +59,29 @@ func TestConsoleWatchSkipsThePreviousBootsLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &consoleWatch{path: path, notBefore: time.Now().Add(-time.Second)}
-	if lines, panicked := w.check(); panicked {
+	if lines, failed := w.check(); failed != "" {
 		t.Fatalf("the previous boot's log was read: %q", lines)
 	}
 	if err := os.WriteFile(path, []byte("Kernel panic - not syncing: this boot\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if lines, panicked := w.check(); !panicked || lines[0] != "Kernel panic - not syncing: this boot" {
-		t.Fatalf("this boot's panic: %q, %v", lines, panicked)
+	if lines, failed := w.check(); failed != reasonPanicked || lines[0] != "Kernel panic - not syncing: this boot" {
+		t.Fatalf("this boot's panic: %q, %q", lines, failed)
+	}
+}
+
+// The guest image's lima-init says why it failed on the console, and
+// systemd that it failed: SSH will not come up, so the boot fails now.
+func TestConsoleWatchFindsAFailedLimaInit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), filenames.SerialLog)
+	log := "[    2.1] systemd[1]: Starting lima-init.service\n" +
+		"[   62.3] lima-init: no network card (eth0) appeared in 60 s\n" +
+		"[FAILED] Failed to start lima-init.service - Apply Lima's cidata (user, ssh keys, hostname, mounts).\n"
+	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines, failed := (&consoleWatch{path: path}).check()
+	if failed != reasonInitFailed || !slices.Contains(lines, "lima-init: no network card (eth0) appeared in 60 s") {
+		t.Fatalf("check = %q, %q", lines, failed)
 	}
 }

@@ -18,8 +18,9 @@
 //     group of its own, so that it outlives the daemon, and returns once it
 //     runs. WaitRunning and Watch follow its events; a failed start is a
 //     *StartError carrying the last errors the host agent logged, or the
-//     guest's last console lines when its kernel panicked (which Lima
-//     itself would wait out for ten minutes).
+//     guest's last console lines when its kernel panicked or the guest
+//     image's lima-init failed (both of which Lima itself would wait out
+//     for ten minutes).
 //   - Stop interrupts the host agent, waits a grace period, then kills what
 //     is left; StopAll stops several in parallel.
 //   - Reconfigure replaces a stopped instance's template, as limactl edit

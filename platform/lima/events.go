@@ -139,8 +139,8 @@ func (d *Driver) WaitRunning(ctx context.Context, name string) error {
 			if p.driverPID != 0 && !p.driverAlive {
 				return d.startError(name, "the VM process died", nil)
 			}
-			if lines, panicked := console.check(); panicked {
-				return &StartError{Name: name, Reason: "the guest's kernel panicked", Tail: lines}
+			if lines, failed := console.check(); failed != "" {
+				return &StartError{Name: name, Reason: failed, Tail: lines}
 			}
 		}
 	}
