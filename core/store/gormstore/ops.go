@@ -59,13 +59,17 @@ func (s *DB) ListRaw(_ context.Context, opts store.ListOptions) ([][]byte, int64
 	return out, rev, nil
 }
 
-// Create stores a new object.
+// Create stores a new object. Validation and admission run before the
+// write lock is taken: admission may read other objects and ask the host.
 func (s *DB) Create(ctx context.Context, obj resource.Object) (resource.Object, error) {
 	k, err := kindOf(obj)
 	if err != nil {
 		return nil, err
 	}
 	if err := resource.DefaultAndValidate(k, obj, nil); err != nil {
+		return nil, err
+	}
+	if err := s.admitWrite(ctx, obj, nil); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -79,9 +83,6 @@ func (s *DB) Create(ctx context.Context, obj resource.Object) (resource.Object, 
 			return nil, resource.Errorf(resource.ReasonAlreadyExists,
 				"a vm named %q already exists in namespace %q: VM names are unique across namespaces", key.Name, same[0].key.Namespace)
 		}
-	}
-	if err := s.admitWrite(ctx, obj, nil); err != nil {
-		return nil, err
 	}
 	m := obj.GetMeta()
 	created := now()
@@ -98,29 +99,77 @@ func (s *DB) Create(ctx context.Context, obj resource.Object) (resource.Object, 
 	return s.commit(ctx, store.Added, k, obj)
 }
 
+// maxWriteAttempts bounds how often a spec write is prepared again because
+// the object changed while it was being admitted.
+const maxWriteAttempts = 8
+
+// writeSpec writes the metadata and spec that build makes from the stored
+// entry. build, validation and admission run without the write lock; under
+// it the write goes through only if the object is still the entry they
+// saw, and otherwise they run again.
+func (s *DB) writeSpec(ctx context.Context, k *resource.Kind, key resource.Key, build func(e *entry) (resource.Object, error)) (resource.Object, error) {
+	for attempt := 1; ; attempt++ {
+		s.imu.RLock()
+		e := s.index.get(key)
+		s.imu.RUnlock()
+		if e == nil {
+			return nil, resource.NotFound(key)
+		}
+		obj, err := build(e)
+		if err != nil {
+			return nil, err
+		}
+		typ, obj, err := s.prepareUpdate(ctx, k, obj, e)
+		if err != nil || typ == "" {
+			return obj, err
+		}
+		s.mu.Lock()
+		if s.index.get(key) == e {
+			out, err := s.commit(ctx, typ, k, obj)
+			s.mu.Unlock()
+			return out, err
+		}
+		s.mu.Unlock()
+		if attempt == maxWriteAttempts {
+			return nil, resource.Errorf(resource.ReasonConflict, "%s kept changing while this write was checked: read it again and retry", resource.Describe(key))
+		}
+	}
+}
+
 // Update replaces metadata and spec of a stored object.
 func (s *DB) Update(ctx context.Context, obj resource.Object) (resource.Object, error) {
 	k, err := kindOf(obj)
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.update(ctx, k, obj)
+	if m := obj.GetMeta(); k.Namespaced && m.Namespace == "" {
+		m.Namespace = resource.DefaultNamespace
+	}
+	// Each attempt works on its own copy of the caller's object.
+	raw, err := encode(obj)
+	if err != nil {
+		return nil, err
+	}
+	return s.writeSpec(ctx, k, resource.KeyOf(obj), func(*entry) (resource.Object, error) { return decode(k, raw) })
 }
 
-func (s *DB) update(ctx context.Context, k *resource.Kind, obj resource.Object) (resource.Object, error) {
+// prepareUpdate checks obj as the next state of e and returns the write to
+// commit, or no type and the stored object when nothing changes.
+func (s *DB) prepareUpdate(ctx context.Context, k *resource.Kind, obj resource.Object, e *entry) (store.EventType, resource.Object, error) {
 	nm := obj.GetMeta()
 	if k.Namespaced && nm.Namespace == "" {
 		nm.Namespace = resource.DefaultNamespace
 	}
 	key := resource.KeyOf(obj)
-	e, old, err := s.current(k, key, nm.ResourceVersion)
+	if err := checkVersion(key, nm.ResourceVersion, e.resourceVersion); err != nil {
+		return "", nil, err
+	}
+	old, err := decode(k, e.raw)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	if err := resource.DefaultAndValidate(k, obj, old); err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	om := old.GetMeta()
 	nm.UID, nm.CreationTimestamp, nm.DeletionTimestamp = om.UID, om.CreationTimestamp, om.DeletionTimestamp
@@ -128,46 +177,46 @@ func (s *DB) update(ctx context.Context, k *resource.Kind, obj resource.Object) 
 	if k.HasStatus {
 		status, err := field(e.raw, "status")
 		if err != nil {
-			return nil, err
+			return "", nil, err
 		}
 		if obj, err = withField(k, obj, "status", status); err != nil {
-			return nil, err
+			return "", nil, err
 		}
 		nm = obj.GetMeta()
 	}
 	raw, err := encode(obj)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	specChanged, err := fieldChanged(e.raw, raw, k.SpecField)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	if om.Terminating() {
 		if specChanged {
-			return nil, resource.Errorf(resource.ReasonForbidden,
+			return "", nil, resource.Errorf(resource.ReasonForbidden,
 				"%s is being deleted: its %s can no longer change", resource.Describe(key), k.SpecField)
 		}
 		for _, f := range nm.Finalizers {
 			if !om.HasFinalizer(f) {
-				return nil, resource.Errorf(resource.ReasonForbidden,
+				return "", nil, resource.Errorf(resource.ReasonForbidden,
 					"cannot add finalizer %q: %s is being deleted", f, resource.Describe(key))
 			}
 		}
 		if len(nm.Finalizers) == 0 {
-			return s.commit(ctx, store.Deleted, k, obj)
+			return store.Deleted, obj, nil
 		}
 	}
 	if bytes.Equal(raw, e.raw) {
-		return old, nil
+		return "", old, nil
 	}
 	if err := s.admitWrite(ctx, obj, old); err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	if specChanged {
 		nm.Generation++
 	}
-	return s.commit(ctx, store.Modified, k, obj)
+	return store.Modified, obj, nil
 }
 
 func (s *DB) admitWrite(ctx context.Context, obj, old resource.Object) error {
@@ -231,27 +280,34 @@ func (s *DB) Patch(ctx context.Context, key resource.Key, patch []byte, status b
 	if err != nil {
 		return nil, err
 	}
+	merge := func(e *entry) (resource.Object, error) {
+		merged, err := jsonpatch.MergePatch(e.raw, patch)
+		if err != nil {
+			return nil, resource.Errorf(resource.ReasonBadRequest, "the body is not a JSON merge patch (RFC 7386): %v", err)
+		}
+		obj, err := store.DecodeStrict(k, merged)
+		if err != nil {
+			return nil, err
+		}
+		if got := resource.KeyOf(obj); got != key {
+			return nil, resource.Invalid(key, []resource.FieldError{{Field: "metadata", Message: "kind, name and namespace cannot change"}})
+		}
+		return obj, nil
+	}
+	if !status {
+		return s.writeSpec(ctx, k, key, merge)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.index.get(key)
 	if e == nil {
 		return nil, resource.NotFound(key)
 	}
-	merged, err := jsonpatch.MergePatch(e.raw, patch)
-	if err != nil {
-		return nil, resource.Errorf(resource.ReasonBadRequest, "the body is not a JSON merge patch (RFC 7386): %v", err)
-	}
-	obj, err := store.DecodeStrict(k, merged)
+	obj, err := merge(e)
 	if err != nil {
 		return nil, err
 	}
-	if got := resource.KeyOf(obj); got != key {
-		return nil, resource.Invalid(key, []resource.FieldError{{Field: "metadata", Message: "kind, name and namespace cannot change"}})
-	}
-	if status {
-		return s.updateStatus(ctx, k, obj)
-	}
-	return s.update(ctx, k, obj)
+	return s.updateStatus(ctx, k, obj)
 }
 
 // Delete deletes an object, or marks it Terminating while it has finalizers.

@@ -11,6 +11,7 @@ import (
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/core/store"
 	"paddock.dev/paddock/core/store/gormstore"
+	"paddock.dev/paddock/core/store/gormstore/storetest"
 )
 
 var cmWatch = store.WatchOptions{ListOptions: store.ListOptions{Kind: resource.KindConfigMap}}
@@ -154,5 +155,48 @@ func TestStalledWatcherIsBoundedInBytes(t *testing.T) {
 	// events were dropped at the bound.
 	if got != 2 {
 		t.Fatalf("the stalled watcher delivered %d events before it ended, want 2", got)
+	}
+}
+
+// Admission runs outside the write lock: a slow admission (Lima's
+// validator, say) holds up no other write.
+func TestAdmissionDoesNotHoldTheWriteLock(t *testing.T) {
+	ctx := context.Background()
+	admitting, release := make(chan struct{}), make(chan struct{})
+	cfg := config(t, storetest.Database(t))
+	cfg.Admit = func(ctx context.Context, r store.Reader, obj, old resource.Object) error {
+		if _, ok := obj.(*resource.VM); ok {
+			close(admitting)
+			<-release
+		}
+		return nil
+	}
+	s, err := gormstore.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	created := make(chan error, 1)
+	go func() {
+		_, err := s.Create(ctx, vm("default", "slow"))
+		created <- err
+	}()
+	<-admitting
+	other := make(chan error, 1)
+	go func() {
+		_, err := s.Create(ctx, configMap("default", "meanwhile", nil))
+		other <- err
+	}()
+	select {
+	case err := <-other:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a write waited for another write's admission")
+	}
+	close(release)
+	if err := <-created; err != nil {
+		t.Fatal(err)
 	}
 }
