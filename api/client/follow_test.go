@@ -122,3 +122,27 @@ func TestFollowListsAgainWhenTheRevisionIsGone(t *testing.T) {
 		t.Fatalf("the fresh list held %v, want a and b0..b4", seen)
 	}
 }
+
+// A daemon that goes away while followed (a restart) is waited for; the
+// changes made while it was away arrive once it is back, resumed.
+func TestFollowWaitsForADaemonThatComesBack(t *testing.T) {
+	d, cl := newDaemon(t, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	mustCreate(t, cl, "a")
+	f := follow(ctx, cl)
+	close(f.release)
+	if ev := f.next(t); ev.Object.GetMeta().Name != "a" {
+		t.Fatalf("first event for %s", ev.Object.GetMeta().Name)
+	}
+	time.Sleep(100 * time.Millisecond) // past the list's bookmark
+	d.stop()
+	if _, err := d.store.Create(ctx, newVM("b")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // Follow finds no daemon meanwhile
+	d.serve()
+	if ev := f.next(t); ev.Type != "ADDED" || ev.Object.GetMeta().Name != "b" || ev.Listing {
+		t.Fatalf("%s %s listing=%v, want a resumed ADDED b", ev.Type, ev.Object.GetMeta().Name, ev.Listing)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"paddock.dev/paddock/api/wire"
 	"paddock.dev/paddock/core/resource"
@@ -87,7 +88,7 @@ func (w *Watch) Next() (Event, error) {
 		}
 	}
 	if err := w.scanner.Err(); err != nil {
-		return Event{}, err
+		return Event{}, fmt.Errorf("%w: %v", errStreamBroken, err)
 	}
 	return Event{}, io.EOF
 }
@@ -95,14 +96,27 @@ func (w *Watch) Next() (Event, error) {
 // Close ends the watch.
 func (w *Watch) Close() error { return w.body.Close() }
 
+// errStreamBroken marks a watch stream cut off mid-way: the daemon died or
+// the connection broke.
+var errStreamBroken = errors.New("the watch stream broke off")
+
+// ReconnectWithin bounds how long Follow keeps trying to reach a daemon
+// that went away while it was followed (a restart, a crash) before it
+// returns ErrUnreachable.
+const ReconnectWithin = 30 * time.Second
+
 // Follow watches kind k in namespace ns and calls fn with each event until
 // fn says stop or fails, or ctx ends (then Follow returns ctx's error). When
-// the daemon ends the stream, Follow resumes after the last revision it
-// saw; when that revision is Gone, it starts over with a fresh list. The
+// the stream ends or breaks off, Follow resumes after the last revision it
+// saw, waiting up to ReconnectWithin for a daemon that went away to come
+// back; when that revision is Gone, it starts over with a fresh list. The
 // events of a fresh list (an ADDED per object, then the BOOKMARK that ends
-// it) have Listing set.
+// it) have Listing set. A daemon that cannot be reached at the start fails
+// Follow at once.
 func (c *Client) Follow(ctx context.Context, k *resource.Kind, ns string, opts ListOptions, fn func(Event) (stop bool, err error)) error {
 	from := ""
+	var lost time.Time // when the daemon was first unreachable after a stream
+	streamed := false
 	for {
 		listing := from == ""
 		w, err := c.Watch(ctx, k, ns, opts, from)
@@ -110,12 +124,24 @@ func (c *Client) Follow(ctx context.Context, k *resource.Kind, ns string, opts L
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if resource.ReasonOf(err) == resource.ReasonGone {
+			switch {
+			case resource.ReasonOf(err) == resource.ReasonGone:
 				from = ""
 				continue
+			case streamed && errors.Is(err, ErrUnreachable):
+				if lost.IsZero() {
+					lost = time.Now()
+				}
+				if time.Since(lost) < ReconnectWithin {
+					if err := sleep(ctx, reconnectDelay(time.Since(lost))); err != nil {
+						return err
+					}
+					continue
+				}
 			}
 			return err
 		}
+		streamed, lost = true, time.Time{}
 		stop, err := c.drain(ctx, w, listing, &from, fn)
 		w.Close()
 		if stop || err != nil {
@@ -134,7 +160,7 @@ func (c *Client) drain(ctx context.Context, w *Watch, listing bool, from *string
 			if ctx.Err() != nil {
 				return true, ctx.Err()
 			}
-			if errors.Is(err, io.EOF) {
+			if errors.Is(err, io.EOF) || errors.Is(err, errStreamBroken) {
 				return false, nil
 			}
 			return true, err
@@ -147,5 +173,23 @@ func (c *Client) drain(ctx context.Context, w *Watch, listing bool, from *string
 		if stop, err := fn(ev); stop || err != nil {
 			return true, err
 		}
+	}
+}
+
+// reconnectDelay is the pause before the next attempt to reach a daemon
+// that has been away for so long: short at first, for a quick restart.
+func reconnectDelay(away time.Duration) time.Duration {
+	return min(50*time.Millisecond+away/4, 2*time.Second)
+}
+
+// sleep waits d, or returns ctx's error when ctx ends first.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
