@@ -1,14 +1,19 @@
 #!/bin/bash
-# Build Paddock's Linux packages: the static binary, its shell completions,
-# and a .deb and an .rpm made by nfpm, all under dist/.
+# Build Paddock's Linux packages: the static binary, Lima's guest agent, the
+# shell completions and manual pages, and a .deb and an .rpm made by nfpm,
+# all under dist/.
 #
-#   packaging/build.sh                      # amd64, version 0.0.0-dev
+#   packaging/build.sh                      # this machine's arch, the changelog's version
 #   PADDOCK_VERSION=1.2.3 PADDOCK_ARCH=arm64 packaging/build.sh
 #   PACKAGERS=deb packaging/build.sh        # only the .deb
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-export PADDOCK_VERSION=${PADDOCK_VERSION:-0.0.0-dev}
+# The version and release of the newest entry of the packages' changelog,
+# unless given.
+newest=$(sed -n 's/^- semver: *//p' packaging/changelog.yml | head -1)
+export PADDOCK_VERSION=${PADDOCK_VERSION:-${newest%-*}}
+export PADDOCK_RELEASE=${PADDOCK_RELEASE:-${newest##*-}}
 export PADDOCK_ARCH=${PADDOCK_ARCH:-$(go env GOARCH)}
 PACKAGERS=${PACKAGERS:-deb rpm}
 NFPM=github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2
@@ -30,15 +35,32 @@ fi
 "$gen" completion zsh >dist/completions/_paddock
 "$gen" completion fish >dist/completions/paddock.fish
 
+# Manual pages from the commands' help, compressed as distributions ship
+# them; the date in them is the last commit's, so that builds repeat.
+SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
+export SOURCE_DATE_EPOCH
+rm -rf dist/man
+go run ./packaging/manpages -o dist/man -version "v$PADDOCK_VERSION"
+gzip -9n dist/man/*.1
+
 # nfpm expands no variables in source paths: stage the binary, and Lima's
-# guest agent, which Lima finds in ../share/lima from the binary.
+# guest agent, which the daemon finds in ../lib/paddock from the binary.
 mkdir -p dist/stage
 cp "$out/paddock" dist/stage/paddock
+# The guest agent's architecture, and the packages that run and boot guests
+# of it (nfpm drops an empty name): Debian's, then Fedora's.
 case $PADDOCK_ARCH in
-amd64) guest_arch=x86_64 ;;
-arm64) guest_arch=aarch64 ;;
+amd64)
+	guest_arch=x86_64
+	PADDOCK_DEB_QEMU=qemu-system-x86 PADDOCK_DEB_FIRMWARE=''
+	PADDOCK_RPM_QEMU=qemu-system-x86-core PADDOCK_RPM_FIRMWARE='' ;;
+arm64)
+	guest_arch=aarch64
+	PADDOCK_DEB_QEMU=qemu-system-arm PADDOCK_DEB_FIRMWARE=qemu-efi-aarch64
+	PADDOCK_RPM_QEMU=qemu-system-aarch64-core PADDOCK_RPM_FIRMWARE=edk2-aarch64 ;;
 *) echo "build.sh: no guest agent for $PADDOCK_ARCH" >&2; exit 1 ;;
 esac
+export PADDOCK_DEB_QEMU PADDOCK_DEB_FIRMWARE PADDOCK_RPM_QEMU PADDOCK_RPM_FIRMWARE
 rm -f dist/stage/lima-guestagent.*
 go run ./platform/lima/build-guestagent -o dist/stage -arch "$guest_arch" >/dev/null
 for p in $PACKAGERS; do

@@ -2,8 +2,9 @@
 # Install what the service tests and the package check need on a bare
 # Debian 12, as root: systemd and logind for the throw-away systemd the
 # tests boot in namespaces (TestServiceUnderSystemd, TestContainer),
-# util-linux for unshare, nsenter and setpriv, passwd for useradd, and dpkg
-# for check-deb.sh. The tray (`paddock tray`, Fyne on GLFW) builds with cgo
+# util-linux for unshare, nsenter and setpriv, passwd for useradd, and for
+# the package checks dpkg and lintian (check-deb.sh), rpm and rpmlint
+# (check-rpm.sh). The tray (`paddock tray`, Fyne on GLFW) builds with cgo
 # against OpenGL and X11's headers, and its tests run it under Xvfb with
 # xdotool and ImageMagick's import for the window and a private D-Bus
 # session bus (dbus above) for the tray menu. The App's end-to-end test
@@ -11,7 +12,7 @@
 # only in docker.io) and imports a busybox-static root file system as an
 # image made offline.
 set -euo pipefail
-pkgs=(systemd systemd-sysv libpam-systemd dbus dbus-user-session util-linux passwd dpkg
+pkgs=(systemd systemd-sysv libpam-systemd dbus dbus-user-session util-linux passwd dpkg lintian rpm rpmlint
 	gcc libc6-dev pkg-config libgl1-mesa-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev
 	xvfb libgl1-mesa-dri x11-utils xdotool imagemagick
 	docker.io busybox-static)
