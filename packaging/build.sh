@@ -40,7 +40,8 @@ fi
 SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
 export SOURCE_DATE_EPOCH
 rm -rf dist/man
-go run ./packaging/manpages -o dist/man -version "v$PADDOCK_VERSION"
+# The commands of the packaged binary, which is built without cgo.
+CGO_ENABLED=0 go run ./packaging/manpages -o dist/man -version "v$PADDOCK_VERSION"
 gzip -9n dist/man/*.1
 
 # nfpm expands no variables in source paths: stage the binary, and Lima's
