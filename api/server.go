@@ -32,6 +32,8 @@ type Config struct {
 	// VMAccess hands out VM machines' ssh parameters and logs; without it
 	// those endpoints answer that the daemon runs no VM driver.
 	VMAccess VMAccess
+	// Host answers GET /host.
+	Host HostCheck
 }
 
 // Server serves the REST API.
@@ -84,6 +86,7 @@ func New(cfg Config) *Server {
 	s.handler = withRequestID(newRequestIDs(), recoverPanics(cfg.Logger, strictQuery(router)))
 
 	s.registerHealth()
+	s.registerHost(cfg.Host)
 	for _, k := range resource.Kinds() {
 		switch k {
 		case resource.KindApp:

@@ -21,8 +21,10 @@ import (
 	"paddock.dev/paddock/core/atomicfile"
 	"paddock.dev/paddock/core/buildinfo"
 	"paddock.dev/paddock/core/instance"
+	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/core/store/gormstore"
 	"paddock.dev/paddock/core/vm"
+	"paddock.dev/paddock/platform/hostcheck"
 	"paddock.dev/paddock/platform/lima"
 	"paddock.dev/paddock/platform/service"
 )
@@ -153,7 +155,8 @@ func runDaemon(ctx context.Context, cfg daemonConfig) error {
 	apps := app.New(st, appOptions(p, log))
 	controllers.Go(func() { apps.Run(ctrlCtx) })
 
-	srv := api.New(api.Config{Store: st, Logger: log, VMAccess: driver})
+	hostCheck := func(ctx context.Context) resource.HostReport { return hostcheck.Gather(ctx, hostCheckOptions(p)) }
+	srv := api.New(api.Config{Store: st, Logger: log, VMAccess: driver, Host: hostCheck})
 	handler := srv.Handler()
 	if tcpAddr != "" {
 		token, err := api.EnsureToken(p.Token)

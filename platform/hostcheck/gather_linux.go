@@ -1,0 +1,54 @@
+package hostcheck
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/user"
+	"runtime"
+	"slices"
+
+	"paddock.dev/paddock/platform/linux"
+)
+
+// Gather checks this Linux host.
+func Gather(ctx context.Context, opts Options) Report {
+	arch := map[string]string{"amd64": "x86_64", "arm64": "aarch64"}[runtime.GOARCH]
+	f := LinuxFacts{Arch: arch, Disks: disks(opts.Dirs)}
+	if b, err := os.ReadFile("/etc/os-release"); err == nil {
+		f.Distro = parseOSRelease(string(b))
+	}
+	f.QEMU = lookProgram(ctx, "qemu-system-"+arch, "--version")
+	f.QEMUImg = lookProgram(ctx, "qemu-img", "--version")
+	f.SSH = lookProgram(ctx, "ssh", "-V")
+
+	if kvm, err := os.OpenFile("/dev/kvm", os.O_RDWR, 0); err != nil {
+		f.KVMDevice, f.KVMMissing = err.Error(), errors.Is(err, os.ErrNotExist)
+	} else {
+		kvm.Close()
+	}
+	f.AccelMode = os.Getenv(linux.EnvAccel)
+	if mode, err := linux.ParseAccel(f.AccelMode); err != nil {
+		f.AccelError = err.Error()
+	} else if f.QEMU.Path != "" {
+		// The probe the accelerator choice runs, fresh: its cached answer
+		// would hide a fix made since this boot.
+		accel, warning := linux.DecideAccel(mode, func() error { return linux.ProbeKVM(ctx, f.QEMU.Path) })
+		f.AccelMode, f.Accel, f.AccelWarning = string(mode), string(accel), warning
+	}
+
+	if u, err := user.Current(); err == nil {
+		f.User = u.Username
+		f.InKVMGroup = inGroup(u, "kvm")
+	}
+	return Linux(runtime.GOARCH, f)
+}
+
+func inGroup(u *user.User, name string) bool {
+	g, err := user.LookupGroup(name)
+	if err != nil {
+		return false
+	}
+	ids, err := u.GroupIds()
+	return err == nil && slices.Contains(ids, g.Gid)
+}
