@@ -23,7 +23,7 @@ import (
 
 // appEnv makes a test HOME whose image cache holds the test image, so that
 // the daemon's App boots it.
-func appEnv(t *testing.T) *env {
+func appEnv(t testing.TB) *env {
 	t.Helper()
 	vmTemplate(t) // gates on PADDOCK_E2E, builds the guest agent and the image
 	out, err := exec.Command("../../../platform/linux/guestimage/build.sh").Output()
@@ -43,7 +43,7 @@ func appEnv(t *testing.T) *env {
 
 // busyboxRootfs is a root file system of Debian's busybox-static, as a tar
 // for 'docker import': an image made offline.
-func busyboxRootfs(t *testing.T) string {
+func busyboxRootfs(t testing.TB) string {
 	t.Helper()
 	bin, err := os.ReadFile("/bin/busybox")
 	if err != nil {
