@@ -91,7 +91,7 @@ func annotate(a string) string {
 
 // conditionSettled reports whether condition t carries one of reasons and
 // is current for the VM's generation, by the rule every wait shares
-// (wire.ConditionCurrent).
+// (resource.ConditionCurrent).
 func conditionSettled(vm *resource.VM, t string, reasons ...string) bool {
 	met, _ := wire.ConditionWant{Type: t, Reasons: reasons}.Met(vm.Status.Conditions, vm.Metadata.Generation)
 	return met

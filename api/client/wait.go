@@ -16,7 +16,7 @@ import (
 // deletion.
 type Until struct {
 	// Condition is waited for unless Gone is set; it must be current by
-	// wire.ConditionCurrent, the rule the server's ?wait= uses too.
+	// resource.ConditionCurrent, the rule the server's ?wait= uses too.
 	Condition wire.ConditionWant
 	// Gone waits until the object does not exist.
 	Gone bool

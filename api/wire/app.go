@@ -14,7 +14,7 @@ import (
 var AppSettled = ConditionWant{Type: resource.AppSettled}
 
 // AppDone reports whether the App settled after its last change: Settled,
-// current by ConditionCurrent, is True or names a failure
+// current by resource.ConditionCurrent, is True or names a failure
 // (resource.AppFailures) that only another change can end.
 func AppDone(a *resource.App) bool {
 	if met, _ := AppSettled.Met(a.Status.Conditions, a.Metadata.Generation); !met {

@@ -11,21 +11,6 @@ import (
 	"paddock.dev/paddock/core/resource"
 )
 
-// ConditionCurrent reports whether condition c speaks of the object's spec
-// at generation gen. This is the one rule every wait in Paddock uses, in the
-// server's ?wait= and in the client alike:
-//
-//   - observedGeneration equal to or above gen: current.
-//   - observedGeneration below gen, but not 0: set for an older spec, so it
-//     says nothing about the spec as it is now; not current.
-//   - observedGeneration 0: the writer stamped no generation at all
-//     (Paddock's controllers always stamp one; a status written by hand may
-//     not). Like kubectl wait, such a condition counts as current: there is
-//     nothing better to wait for, and waiting on it would never end.
-func ConditionCurrent(c *metav1.Condition, gen int64) bool {
-	return c.ObservedGeneration == 0 || c.ObservedGeneration >= gen
-}
-
 // ConditionWant is a condition a wait waits for.
 type ConditionWant struct {
 	Type string
@@ -36,7 +21,8 @@ type ConditionWant struct {
 }
 
 // Met reports whether conds, the conditions of an object at generation gen,
-// hold the wanted condition, current by ConditionCurrent; state says what
+// hold the wanted condition, current by resource.ConditionCurrent (the
+// rule every wait follows); state says what
 // they hold instead, for messages.
 func (w ConditionWant) Met(conds []metav1.Condition, gen int64) (met bool, state string) {
 	c := meta.FindStatusCondition(conds, w.Type)
@@ -47,7 +33,7 @@ func (w ConditionWant) Met(conds []metav1.Condition, gen int64) (met bool, state
 	if c.Message != "" {
 		state += ": " + c.Message
 	}
-	if !ConditionCurrent(c, gen) {
+	if !resource.ConditionCurrent(c, gen) {
 		return false, state + " (for an older generation)"
 	}
 	if w.Status != "" && c.Status != w.Status {
@@ -92,7 +78,7 @@ var vmFailures = []string{resource.ReasonCreateFailed, resource.ReasonStartFaile
 func VMFailure(vm *resource.VM) *metav1.Condition {
 	for _, t := range []string{resource.VMCreated, resource.VMRunning} {
 		c := meta.FindStatusCondition(vm.Status.Conditions, t)
-		if c != nil && ConditionCurrent(c, vm.Metadata.Generation) && slices.Contains(vmFailures, c.Reason) {
+		if c != nil && resource.ConditionCurrent(c, vm.Metadata.Generation) && slices.Contains(vmFailures, c.Reason) {
 			return c
 		}
 	}

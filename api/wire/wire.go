@@ -1,6 +1,6 @@
 // Package wire holds what the REST server and its Go client must agree on:
 // paths, list and watch-event envelopes, the problem+json error body, and
-// when a condition counts as current (the rule every wait follows).
+// what a wait waits for (ConditionWant).
 package wire
 
 import (
