@@ -115,3 +115,31 @@ func TestRestartOfAFailedStartSurvivesAStoreFailure(t *testing.T) {
 		t.Errorf("started %d times, want 2", n)
 	}
 }
+
+// A reset asked of a VM that has no machine yet is served by making one;
+// a failure to remove the request is retried.
+func TestResetBeforeTheMachineSurvivesAStoreFailure(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	faulty := &faultyStore{Store: e.st}
+	e.ctrlStore = faulty
+	faulty.fail("Patch", onPatch(`resetRequested":null`))
+	e.start()
+	e.createTemplate("debian", debianTemplate)
+	fresh := newVM("fresh", false)
+	fresh.Metadata.Annotations = map[string]string{resource.AnnotationResetRequested: "true"}
+	obj, err := e.st.Create(t.Context(), fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.waitFor(resource.KeyOf(obj), "created without the request", func(v *resource.VM) bool {
+		_, asked := v.Metadata.Annotations[resource.AnnotationResetRequested]
+		return !asked && hasCond(v, resource.VMCreated, true, resource.ReasonCreated)
+	})
+	if !faulty.firedAll() {
+		t.Error("the fault never fired")
+	}
+	if n := e.fd.Count(vmtest.Create, "fresh"); n != 1 {
+		t.Errorf("Create called %d times, want once", n)
+	}
+}
