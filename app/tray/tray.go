@@ -53,6 +53,7 @@ type Tray struct {
 	startingDaemon bool
 	shown          *menu.Menu // the menu on screen
 	running        bool       // whether a menu was shown: Fyne's loop runs
+	fmenu          *fyne.Menu // the menu given to Fyne; only Fyne's thread uses it
 	watch          watchFor   // what to announce once it happens
 	settings       *settingsWindow
 }
@@ -103,7 +104,14 @@ func (t *Tray) refresh() {
 	t.running = true
 	t.mu.Unlock()
 	show := func() {
-		t.host.SetSystemTrayMenu(t.fyneMenu(m))
+		// Always the same *fyne.Menu: Fyne's Linux tray shows the menu
+		// it was first given once the tray is ready, which may be after
+		// a later menu was set.
+		if t.fmenu == nil {
+			t.fmenu = fyne.NewMenu("Paddock")
+		}
+		t.fmenu.Items = t.fyneItems(m.Items)
+		t.host.SetSystemTrayMenu(t.fmenu)
 		t.host.SetSystemTrayIcon(icon.For(m.Icon))
 	}
 	if !running {
@@ -113,11 +121,7 @@ func (t *Tray) refresh() {
 	fyne.Do(show)
 }
 
-// fyneMenu draws the menu with Fyne's types.
-func (t *Tray) fyneMenu(m menu.Menu) *fyne.Menu {
-	return fyne.NewMenu("Paddock", t.fyneItems(m.Items)...)
-}
-
+// fyneItems draws menu items with Fyne's types.
 func (t *Tray) fyneItems(items []menu.Item) []*fyne.MenuItem {
 	out := make([]*fyne.MenuItem, 0, len(items))
 	for _, it := range items {

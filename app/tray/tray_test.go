@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -29,7 +30,15 @@ type recordingHost struct {
 	icon fyne.Resource
 }
 
-func (h *recordingHost) SetSystemTrayMenu(m *fyne.Menu) { h.mu.Lock(); h.menu = m; h.mu.Unlock() }
+// SetSystemTrayMenu keeps a copy: the tray reuses its *fyne.Menu.
+func (h *recordingHost) SetSystemTrayMenu(m *fyne.Menu) {
+	shown := *m
+	shown.Items = slices.Clone(m.Items)
+	h.mu.Lock()
+	h.menu = &shown
+	h.mu.Unlock()
+}
+
 func (h *recordingHost) SetSystemTrayIcon(r fyne.Resource) {
 	h.mu.Lock()
 	h.icon = r

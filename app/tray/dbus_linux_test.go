@@ -1,0 +1,246 @@
+package tray
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/godbus/dbus/v5/introspect"
+	"github.com/godbus/dbus/v5/prop"
+)
+
+// This file is the desktop's side of the tray protocol, for the end-to-end
+// test: a StatusNotifierWatcher (the registry a desktop's tray runs, which
+// the tray registers with) and a reader of the menu the tray exports over
+// com.canonical.dbusmenu, which is how every Linux tray host shows it.
+
+const (
+	watcherName  = "org.kde.StatusNotifierWatcher"
+	watcherPath  = dbus.ObjectPath("/StatusNotifierWatcher")
+	watcherIface = "org.kde.StatusNotifierWatcher"
+	menuPath     = dbus.ObjectPath("/StatusNotifierMenu")
+	menuIface    = "com.canonical.dbusmenu"
+)
+
+// watcher is a minimal StatusNotifierWatcher: it records who registered.
+type watcher struct {
+	conn       *dbus.Conn
+	props      *prop.Properties
+	mu         sync.Mutex
+	items      []string
+	registered chan string
+}
+
+func (w *watcher) RegisterStatusNotifierItem(sender dbus.Sender, service string) *dbus.Error {
+	id := service
+	if strings.HasPrefix(service, "/") {
+		id = string(sender) + service
+	}
+	w.mu.Lock()
+	w.items = append(w.items, id)
+	items := append([]string(nil), w.items...)
+	w.mu.Unlock()
+	w.props.SetMust(watcherIface, "RegisteredStatusNotifierItems", items)
+	w.conn.Emit(watcherPath, watcherIface+".StatusNotifierItemRegistered", id)
+	w.registered <- id
+	return nil
+}
+
+func (w *watcher) RegisterStatusNotifierHost(dbus.Sender, string) *dbus.Error { return nil }
+
+const watcherXML = `<interface name="org.kde.StatusNotifierWatcher">
+ <method name="RegisterStatusNotifierItem"><arg name="service" type="s" direction="in"/></method>
+ <method name="RegisterStatusNotifierHost"><arg name="service" type="s" direction="in"/></method>
+ <property name="RegisteredStatusNotifierItems" type="as" access="read"/>
+ <property name="IsStatusNotifierHostRegistered" type="b" access="read"/>
+ <property name="ProtocolVersion" type="i" access="read"/>
+ <signal name="StatusNotifierItemRegistered"><arg type="s"/></signal>
+</interface>`
+
+// startWatcher runs a watcher on the session bus at address.
+func startWatcher(t *testing.T, address string) (*watcher, *dbus.Conn) {
+	conn, err := dbus.Connect(address)
+	if err != nil {
+		t.Fatalf("connect to the private session bus: %v", err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	w := &watcher{conn: conn, registered: make(chan string, 4)}
+	if err := conn.Export(w, watcherPath, watcherIface); err != nil {
+		t.Fatal(err)
+	}
+	w.props, err = prop.Export(conn, watcherPath, map[string]map[string]*prop.Prop{watcherIface: {
+		"RegisteredStatusNotifierItems":  {Value: []string{}, Emit: prop.EmitTrue},
+		"IsStatusNotifierHostRegistered": {Value: true, Emit: prop.EmitTrue},
+		"ProtocolVersion":                {Value: int32(0), Emit: prop.EmitTrue},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := `<node>` + watcherXML + introspect.IntrospectDataString + prop.IntrospectDataString + `</node>`
+	if err := conn.Export(introspect.Introspectable(node), watcherPath, "org.freedesktop.DBus.Introspectable"); err != nil {
+		t.Fatal(err)
+	}
+	if reply, err := conn.RequestName(watcherName, dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
+		t.Fatalf("own %s: %v (%v)", watcherName, err, reply)
+	}
+	return w, conn
+}
+
+// menuItem is one entry of an exported menu, as a tray host reads it.
+type menuItem struct {
+	ID       int32
+	Label    string
+	Enabled  bool
+	Children []menuItem
+}
+
+// trayMenu reads the menu of the tray on the bus under dest.
+type trayMenu struct {
+	t   *testing.T
+	obj dbus.BusObject
+}
+
+// layout calls GetLayout for the whole menu.
+func (m trayMenu) layout() ([]menuItem, error) {
+	var revision uint32
+	var root struct {
+		ID       int32
+		Props    map[string]dbus.Variant
+		Children []dbus.Variant
+	}
+	if err := m.obj.Call(menuIface+".GetLayout", 0, int32(0), int32(-1), []string{}).Store(&revision, &root); err != nil {
+		return nil, err
+	}
+	return children(root.Children)
+}
+
+func children(vs []dbus.Variant) ([]menuItem, error) {
+	var out []menuItem
+	for _, v := range vs {
+		fields, ok := v.Value().([]any)
+		if !ok || len(fields) != 3 {
+			return nil, fmt.Errorf("a menu item of an unexpected shape: %v", v)
+		}
+		props, _ := fields[1].(map[string]dbus.Variant)
+		if t, ok := props["type"]; ok && t.Value() == "separator" {
+			continue
+		}
+		it := menuItem{ID: fields[0].(int32), Enabled: true}
+		if l, ok := props["label"]; ok {
+			it.Label, _ = l.Value().(string)
+		}
+		if e, ok := props["enabled"]; ok {
+			it.Enabled, _ = e.Value().(bool)
+		}
+		kids, _ := fields[2].([]dbus.Variant)
+		var err error
+		if it.Children, err = children(kids); err != nil {
+			return nil, err
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}
+
+// await polls the menu until ok accepts it: the tray rebuilds its menu
+// asynchronously, with new ids each time.
+func (m trayMenu) await(what string, ok func([]menuItem) bool) []menuItem {
+	m.t.Helper()
+	var items []menuItem
+	var err error
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if items, err = m.layout(); err == nil && ok(items) {
+			return items
+		}
+	}
+	m.t.Fatalf("the tray menu never showed %s; last %v (%v)", what, labels(items), err)
+	return nil
+}
+
+// awaitStatus waits until the menu's first line starts with prefix.
+func (m trayMenu) awaitStatus(prefix string) []menuItem {
+	m.t.Helper()
+	return m.await(fmt.Sprintf("the status %q", prefix), func(items []menuItem) bool {
+		return len(items) > 0 && strings.HasPrefix(items[0].Label, prefix)
+	})
+}
+
+// click clicks the item labelled label as a tray host does: only when it
+// is enabled (over D-Bus a disabled item can be clicked too).
+func (m trayMenu) click(items []menuItem, label string) {
+	m.t.Helper()
+	it, ok := find(items, label)
+	if !ok || !it.Enabled {
+		m.t.Fatalf("no enabled item %q in %v", label, labels(items))
+	}
+	if err := m.obj.Call(menuIface+".Event", 0, it.ID, "clicked", dbus.MakeVariant(""), uint32(time.Now().Unix())).Err; err != nil {
+		m.t.Fatalf("click %q: %v", label, err)
+	}
+}
+
+func find(items []menuItem, label string) (menuItem, bool) {
+	for _, it := range items {
+		if it.Label == label {
+			return it, true
+		}
+		if found, ok := find(it.Children, label); ok {
+			return found, true
+		}
+	}
+	return menuItem{}, false
+}
+
+func labels(items []menuItem) []string {
+	var out []string
+	for _, it := range items {
+		s := it.Label
+		if !it.Enabled {
+			s += " (disabled)"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// notifications is a desktop's notification server: it keeps what the
+// tray asks it to show.
+type notifications struct {
+	shown chan [2]string // title, body
+}
+
+func (n *notifications) Notify(app string, replaces uint32, icon, summary, body string, actions []string,
+	hints map[string]dbus.Variant, timeout int32) (uint32, *dbus.Error) {
+	n.shown <- [2]string{summary, body}
+	return 1, nil
+}
+
+// serveNotifications owns org.freedesktop.Notifications on conn's bus.
+func serveNotifications(t *testing.T, conn *dbus.Conn) *notifications {
+	n := &notifications{shown: make(chan [2]string, 16)}
+	if err := conn.Export(n, "/org/freedesktop/Notifications", "org.freedesktop.Notifications"); err != nil {
+		t.Fatal(err)
+	}
+	if reply, err := conn.RequestName("org.freedesktop.Notifications", dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
+		t.Fatalf("own org.freedesktop.Notifications: %v (%v)", err, reply)
+	}
+	return n
+}
+
+// await returns the first notification titled title.
+func (n *notifications) await(t *testing.T, title string) string {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case got := <-n.shown:
+			if got[0] == title {
+				return got[1]
+			}
+		case <-timeout:
+			t.Fatalf("no notification %q", title)
+		}
+	}
+}

@@ -1,0 +1,349 @@
+package tray
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"paddock.dev/paddock/api/client"
+	"paddock.dev/paddock/app/menu"
+	"paddock.dev/paddock/core/resource"
+)
+
+// TestTrayEndToEnd runs the real tray against a real daemon on a real X
+// server (Xvfb) and a private D-Bus session bus, and uses its menu the way
+// a desktop's tray does, over D-Bus, where it also receives the tray's
+// notifications. No VM boots: the instance has no
+// guest image, so the App's start fails at once with that reason, which
+// is what the status line must then say.
+//
+// go test -artifacts keeps the settings window's screenshot.
+func TestTrayEndToEnd(t *testing.T) {
+	if os.Getenv("PADDOCK_E2E") != "1" {
+		t.Skip("end-to-end: set PADDOCK_E2E=1 (needs cgo, Xvfb, dbus-daemon, xdotool and ImageMagick's import)")
+	}
+	for _, tool := range []string{"Xvfb", "dbus-daemon", "xdotool", "import"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is missing: packaging/ci-deps.sh installs it", tool)
+		}
+	}
+	e := newE2E(t)
+	e.startDaemon()
+	watcher, bus := startWatcher(t, e.busAddress)
+	notes := serveNotifications(t, bus)
+	tray := e.start("tray")
+	select {
+	case <-watcher.registered:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the tray never registered with the StatusNotifierWatcher")
+	}
+	m := trayMenu{t: t, obj: bus.Object(fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", tray.Process.Pid), menuPath)}
+
+	items := m.awaitStatus("Stopped")
+	if it, _ := find(items, menu.LabelStop); it.Enabled {
+		t.Errorf("Stop enabled with no App: %v", labels(items))
+	}
+	m.click(items, menu.LabelStart)
+	e.awaitApp(func(a *resource.App) bool { return a.Spec.Running })
+	// The status line follows the App from Starting to where the start
+	// ends: here, at once, a failure to find the guest image.
+	items = m.awaitStatus("Failed: ")
+	if !strings.Contains(items[0].Label, "guest image") {
+		t.Errorf("the failure does not say why: %q", items[0].Label)
+	}
+	if body := notes.await(t, "Paddock failed"); !strings.Contains(body, "guest image") {
+		t.Errorf("the failure's notification does not say why: %q", body)
+	}
+	if it, _ := find(items, menu.LabelStop); !it.Enabled {
+		t.Errorf("Stop disabled after a failed start: %v", labels(items))
+	}
+
+	e.screenshotSettings(m, items)
+
+	e.stopDaemon()
+	items = m.awaitStatus(menu.StatusDaemonDown)
+	m.click(items, menu.LabelStartDaemon)
+	items = m.awaitStatus("Failed: ")
+	e.adoptDaemon()
+	m.click(items, menu.LabelStop)
+	e.awaitApp(func(a *resource.App) bool { return !a.Spec.Running })
+	// Still unable to make its VM, the App says so while stopped too;
+	// Start is offered again.
+	items = m.await("Start enabled", func(items []menuItem) bool {
+		it, _ := find(items, menu.LabelStart)
+		return it.Enabled && strings.HasPrefix(items[0].Label, "Failed: ")
+	})
+
+	m.click(items, menu.LabelQuit)
+	if err := e.wait(tray, 10*time.Second); err != nil {
+		t.Fatalf("the tray did not quit cleanly: %v", err)
+	}
+	if err := e.client.Ready(e.ctx); err != nil {
+		t.Fatalf("quitting the tray stopped the daemon: %v", err)
+	}
+}
+
+// e2e holds the processes of one end-to-end run.
+type e2e struct {
+	t          *testing.T
+	ctx        context.Context
+	bin        string
+	env        []string
+	paths      map[string]string
+	busAddress string
+	daemon     *exec.Cmd
+	daemonPID  int // a daemon the tray started, detached
+	client     *client.Client
+}
+
+// e2eTimeout bounds the whole test.
+const e2eTimeout = 2 * time.Minute
+
+func newE2E(t *testing.T) *e2e {
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	t.Cleanup(cancel)
+	dir, err := os.MkdirTemp("", "pdtray") // short: socket paths are length-limited
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	e := &e2e{t: t, ctx: ctx, bin: filepath.Join(dir, "paddock")}
+	build := exec.CommandContext(ctx, "go", "build", "-o", e.bin, "paddock.dev/paddock/cmd/paddock")
+	build.Env = append(os.Environ(), "CGO_ENABLED=1")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build paddock with cgo: %v\n%s", err, out)
+	}
+	display := startXvfb(t, dir)
+	e.busAddress = startBus(t, dir)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "XDG_") && !strings.HasPrefix(kv, "PADDOCK_") &&
+			!strings.HasPrefix(kv, "DISPLAY=") && !strings.HasPrefix(kv, "DBUS_") && !strings.HasPrefix(kv, "LANG=") {
+			e.env = append(e.env, kv)
+		}
+	}
+	images := filepath.Join(dir, "no-images")
+	e.env = append(e.env, "HOME="+filepath.Join(dir, "home"), "PADDOCK_INSTANCE=traye2e", "PADDOCK_IMAGE_CACHE="+images,
+		"DISPLAY="+display, "DBUS_SESSION_BUS_ADDRESS="+e.busAddress, "LANG=en_US.UTF-8")
+	for _, d := range []string{filepath.Join(dir, "home"), images} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := e.command("service", "paths", "-o", "shell").Output()
+	if err != nil {
+		t.Fatalf("service paths: %v", err)
+	}
+	e.paths = parseShell(string(out))
+	e.client = client.NewUnix(e.paths["socket"])
+	t.Cleanup(e.killDaemons)
+	return e
+}
+
+// parseShell reads `export KEY='value'` lines.
+func parseShell(out string) map[string]string {
+	m := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		k, v, ok := strings.Cut(strings.TrimPrefix(line, "export "), "=")
+		if ok {
+			m[strings.ToLower(strings.TrimPrefix(k, "PADDOCK_"))] = strings.Trim(v, "'")
+		}
+	}
+	return m
+}
+
+func (e *e2e) command(args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(e.ctx, e.bin, args...)
+	cmd.Env = e.env
+	return cmd
+}
+
+// start runs a paddock command in the background, its output in the
+// test's log on failure.
+func (e *e2e) start(args ...string) *exec.Cmd {
+	cmd := e.command(args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+		if e.t.Failed() {
+			e.t.Logf("paddock %s:\n%s", strings.Join(args, " "), out.String())
+		}
+	})
+	return cmd
+}
+
+func (e *e2e) wait(cmd *exec.Cmd, within time.Duration) error {
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(within):
+		return fmt.Errorf("still running after %s", within)
+	}
+}
+
+func (e *e2e) startDaemon() {
+	e.daemon = e.start("serve")
+	for e.client.Ready(e.ctx) != nil {
+		if e.ctx.Err() != nil {
+			e.t.Fatal("the daemon never became ready")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// stopDaemon stops the daemon as its service manager would.
+func (e *e2e) stopDaemon() {
+	e.daemon.Process.Signal(syscall.SIGTERM)
+	if err := e.wait(e.daemon, 30*time.Second); err != nil {
+		e.t.Fatalf("the daemon did not stop: %v", err)
+	}
+}
+
+// adoptDaemon notes the daemon the tray started, to stop it at the end.
+func (e *e2e) adoptDaemon() {
+	data, err := os.ReadFile(e.paths["pid_file"])
+	if err != nil {
+		e.t.Fatalf("the daemon the tray started left no pid file: %v", err)
+	}
+	fmt.Sscan(string(data), &e.daemonPID)
+}
+
+func (e *e2e) killDaemons() {
+	if e.daemonPID > 0 {
+		syscall.Kill(e.daemonPID, syscall.SIGTERM)
+		for i := 0; i < 300 && syscall.Kill(e.daemonPID, 0) == nil; i++ {
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+}
+
+// awaitApp waits until the daemon's App satisfies ok.
+func (e *e2e) awaitApp(ok func(*resource.App) bool) {
+	e.t.Helper()
+	for {
+		obj, err := e.client.Get(e.ctx, resource.KindApp, "", resource.AppName)
+		if err == nil && ok(obj.(*resource.App)) {
+			return
+		}
+		if e.ctx.Err() != nil {
+			e.t.Fatalf("the App never got there: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// screenshotSettings opens the settings window from the menu, takes its
+// picture from the X server, and checks that it shows something.
+func (e *e2e) screenshotSettings(m trayMenu, items []menuItem) {
+	m.click(items, menu.LabelSettings)
+	var wid string
+	for deadline := time.Now().Add(20 * time.Second); wid == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		out, _ := e.x("xdotool", "search", "--onlyvisible", "--name", "^"+SettingsTitle+"$").Output()
+		wid, _, _ = strings.Cut(strings.TrimSpace(string(out)), "\n")
+	}
+	if wid == "" {
+		e.t.Fatal("Settings… opened no visible window")
+	}
+	time.Sleep(time.Second) // the first frames
+	path := filepath.Join(e.t.ArtifactDir(), "settings.png")
+	if out, err := e.x("import", "-window", wid, path).CombinedOutput(); err != nil {
+		e.t.Fatalf("screenshot: %v\n%s", err, out)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if colors, share := inked(img); colors < 16 || share < 0.02 {
+		e.t.Fatalf("the settings window looks blank: %d colours, %.1f%% of it not background (%s)", colors, 100*share, path)
+	}
+	e.t.Logf("settings window: %s", path)
+}
+
+// x runs an X client against the test's X server.
+func (e *e2e) x(name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(e.ctx, name, args...)
+	cmd.Env = e.env
+	return cmd
+}
+
+// inked counts an image's colours and the share of its pixels that differ
+// from the most common one, the background.
+func inked(img image.Image) (int, float64) {
+	counts := map[[4]uint32]int{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, a := img.At(x, y).RGBA()
+			counts[[4]uint32{r, g, bl, a}]++
+		}
+	}
+	most := 0
+	for _, n := range counts {
+		most = max(most, n)
+	}
+	total := b.Dx() * b.Dy()
+	return len(counts), float64(total-most) / float64(max(total, 1))
+}
+
+// startXvfb starts an X server on a free display and returns its name.
+func startXvfb(t *testing.T, dir string) string {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1024x768x24", "-nolisten", "tcp")
+	cmd.ExtraFiles = []*os.File{w}
+	logFile, _ := os.Create(filepath.Join(dir, "xvfb.log"))
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil {
+		t.Fatalf("Xvfb did not say its display: %v", err)
+	}
+	return ":" + strings.TrimSpace(line)
+}
+
+// startBus starts a private D-Bus session bus and returns its address.
+func startBus(t *testing.T, dir string) string {
+	address := "unix:path=" + filepath.Join(dir, "bus")
+	cmd := exec.Command("dbus-daemon", "--session", "--nofork", "--nopidfile", "--address="+address)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for i := 0; i < 100; i++ {
+		if _, err := os.Stat(filepath.Join(dir, "bus")); err == nil {
+			return address
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("dbus-daemon made no bus")
+	return ""
+}
