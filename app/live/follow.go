@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -46,7 +47,7 @@ func (f *Follower) Run(ctx context.Context) error {
 	defer notes.Close()
 	for {
 		began := time.Now()
-		err := f.follow(ctx)
+		err := f.follow(ctx, notes)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -61,6 +62,10 @@ func (f *Follower) Run(ctx context.Context) error {
 		case ready != nil:
 			// It answers but is not ready: starting, or stopping.
 			f.becameReady(ctx)
+		case errors.Is(err, errDaemonGone):
+			// A daemon stopped and another is ready already: list and
+			// watch it.
+			err = nil
 		case time.Since(began) < errorPause:
 			// It is ready, yet its streams failed at once: do not
 			// hammer it.
@@ -112,7 +117,7 @@ func (f *Follower) waitForDaemon(ctx context.Context, notes *fsnotify.Watcher) e
 		case err := <-notes.Errors:
 			return err
 		case ev := <-notes.Events:
-			if filepath.Clean(ev.Name) != filepath.Clean(f.Socket) || ev.Op.Has(fsnotify.Remove) {
+			if !f.isSocket(ev) || ev.Op.Has(fsnotify.Remove) {
 				continue
 			}
 		}
@@ -140,12 +145,29 @@ func (f *Follower) becameReady(ctx context.Context) bool {
 
 // follow lists and watches the App and the VMs until either stream fails;
 // it reports a state each time one changes, from when both are listed.
-func (f *Follower) follow(ctx context.Context) error {
+//
+// A daemon that stops removes its socket: then follow ends at once with
+// errDaemonGone, rather than after the client's wait for a daemon that
+// went away (which a crash, leaving the socket behind, still takes).
+func (f *Follower) follow(ctx context.Context, notes *fsnotify.Watcher) error {
 	if err := f.Client.Ready(ctx); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev := <-notes.Events:
+				if f.isSocket(ev) && ev.Op.Has(fsnotify.Remove) {
+					cancel(errDaemonGone)
+					return
+				}
+			}
+		}
+	}()
 	s := &snapshot{changed: f.Changed}
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
@@ -157,14 +179,25 @@ func (f *Follower) follow(ctx context.Context) error {
 				s.apply(k, ev)
 				return false, nil
 			})
-			cancel()
+			cancel(nil)
 		}()
 	}
 	wg.Wait()
+	if cause := context.Cause(ctx); errors.Is(cause, errDaemonGone) {
+		return cause
+	}
 	if err := firstReal(errs); err != nil {
 		return err
 	}
 	return ctx.Err()
+}
+
+// errDaemonGone says the daemon's socket was removed: it stopped.
+var errDaemonGone = fmt.Errorf("%w: its socket was removed", client.ErrUnreachable)
+
+// isSocket reports whether a file system event concerns the socket.
+func (f *Follower) isSocket(ev fsnotify.Event) bool {
+	return filepath.Clean(ev.Name) == filepath.Clean(f.Socket)
 }
 
 // firstReal is the error that ended the streams, not the cancellation it
@@ -200,22 +233,28 @@ func (s *snapshot) apply(k *resource.Kind, ev client.Event) {
 		s.objects = map[*resource.Kind]map[string]resource.Object{}
 		s.pending = map[*resource.Kind]map[string]resource.Object{}
 	}
-	switch {
-	case ev.Listing && ev.Type != "BOOKMARK":
+	if ev.Listing && ev.Type != "BOOKMARK" {
 		if s.pending[k] == nil {
 			s.pending[k] = map[string]resource.Object{}
 		}
 		s.pending[k][key(ev.Object)] = ev.Object
 		return
-	case ev.Listing:
-		s.objects[k] = s.pending[k]
-		if s.objects[k] == nil {
-			s.objects[k] = map[string]resource.Object{}
+	}
+	// A list ends with its bookmark, or, when its stream broke off and
+	// resumed after the last object seen, with the first later event.
+	if list, ok := s.pending[k]; ok || s.objects[k] == nil {
+		if list == nil {
+			list = map[string]resource.Object{}
 		}
+		s.objects[k] = list
 		delete(s.pending, k)
-	case ev.Type == "BOOKMARK":
-		return
-	case ev.Type == "DELETED":
+	}
+	switch ev.Type {
+	case "BOOKMARK":
+		if !ev.Listing {
+			return
+		}
+	case "DELETED":
 		delete(s.objects[k], key(ev.Object))
 	default:
 		s.objects[k][key(ev.Object)] = ev.Object

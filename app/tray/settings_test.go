@@ -73,7 +73,7 @@ func TestSettingsApplyPatchesAndWaitsForSettled(t *testing.T) {
 	w.engine.SetSelected(resource.EngineContainerd)
 	test.Tap(w.applyButton)
 	awaitText(t, w.status, "Applying…")
-	app := f.awaitApp()
+	app := f.awaitApp(func(a *resource.App) bool { return a.Spec.Memory == "2GiB" })
 	if app.Spec.Memory != "2GiB" || app.Spec.ContainerEngine.Name != resource.EngineContainerd || app.Spec.Disk != "64GiB" {
 		t.Fatalf("patch not applied as sent: %+v", app.Spec)
 	}

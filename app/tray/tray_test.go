@@ -120,17 +120,17 @@ func (f *fixture) app0() *resource.App {
 	return obj.(*resource.App)
 }
 
-// awaitApp waits until the App exists and returns it.
-func (f *fixture) awaitApp() *resource.App {
+// awaitApp waits until the App exists and ok accepts it, and returns it.
+func (f *fixture) awaitApp(ok func(*resource.App) bool) *resource.App {
 	f.t.Helper()
 	for range 1000 {
 		obj, err := f.d.Client().Get(context.Background(), resource.KindApp, "", resource.AppName)
-		if err == nil {
+		if err == nil && ok(obj.(*resource.App)) {
 			return obj.(*resource.App)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	f.t.Fatal("no App was made")
+	f.t.Fatal("no App was made, or not as expected")
 	return nil
 }
 
