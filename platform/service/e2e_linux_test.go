@@ -100,6 +100,111 @@ func TestServiceUnderSystemd(t *testing.T) {
 			t.Errorf("uninstall: exit %d\n%s", code, out)
 		}
 	})
+
+	t.Run("bad-flags-and-start-failures", func(t *testing.T) {
+		s := &scenario{t: t, c: c, as: c.Command, bin: paddock, instance: "lst"}
+		// A --listen that serve would refuse is refused at install.
+		out, code := s.paddock("service", "install", "--system", "--user", owner.Name, "--listen", "nonsense")
+		if code != 2 || !strings.Contains(out, "--listen") {
+			t.Errorf("install --listen nonsense: exit %d\n%s\nwant exit 2 naming --listen", code, out)
+		}
+		if s.exists("/etc/systemd/system/paddock-lst.service") {
+			t.Error("a refused install left a unit")
+		}
+		// A valid address the daemon cannot bind (a port below 1024, as
+		// an ordinary user): the start fails with the daemon's own words.
+		s.must("service", "install", "--system", "--user", owner.Name, "--listen", "tcp://127.0.0.1:1")
+		start := time.Now()
+		out, code = s.paddock("service", "start", "--timeout", "30s")
+		t.Logf("a start that fails: %v, exit %d:\n%s", time.Since(start).Round(time.Millisecond), code, out)
+		if code != 1 || !strings.Contains(out, "the daemon's last lines:") || !strings.Contains(out, "127.0.0.1:1") {
+			t.Errorf("start of a daemon that cannot listen: exit %d\n%s\nwant exit 1 with the daemon's own error", code, out)
+		}
+		s.must("service", "uninstall")
+		out, code = s.paddock("service", "logs")
+		if code != 1 || !strings.Contains(out, "not installed") {
+			t.Errorf("logs of an uninstalled service: exit %d\n%s\nwant exit 1 and \"not installed\"", code, out)
+		}
+	})
+	t.Run("packaged-instance", func(t *testing.T) {
+		packagedInstance(t, c, paddock, owner)
+	})
+}
+
+// packagedInstance runs the packages' template unit, paddock@USER, as the
+// package installs it, and drives it with the service commands.
+func packagedInstance(t *testing.T, c *systemdtest.Container, paddock string, owner *systemdtest.User) {
+	template, err := os.ReadFile("../../packaging/systemd/paddock@.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c.Share, "paddock@.service"), template, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.Run("cp", paddock, "/usr/bin/paddock")
+	c.Run("cp", systemdtest.SharePath+"/paddock@.service", "/usr/lib/systemd/system/paddock@.service")
+	t.Cleanup(func() {
+		_ = c.Command("systemctl", "disable", "--now", "paddock@"+owner.Name).Run()
+		_ = c.Command("rm", "-f", "/usr/lib/systemd/system/paddock@.service", "/usr/bin/paddock").Run()
+		_ = c.Command("systemctl", "daemon-reload").Run()
+	})
+	c.Run("systemctl", "daemon-reload")
+	c.Run("systemctl", "enable", "--now", "paddock@"+owner.Name)
+	unit := "paddock@" + owner.Name
+	root := &scenario{t: t, c: c, as: c.Command, bin: "/usr/bin/paddock"}
+	user := &scenario{t: t, c: c, as: owner.Command, bin: "/usr/bin/paddock"}
+
+	// Root and the user it runs for both find it, and say which unit.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out, _ := root.paddock("service", "status")
+		if runningRE.MatchString(out) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("root's status of the packaged instance:\n%s", out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	// systemd names the template by the path it loaded it from: /lib is
+	// /usr/lib on Debian.
+	want := regexp.MustCompile(regexp.QuoteMeta(unit) + ` \(system service (/usr)?/lib/systemd/system/paddock@\.service\): running, pid (\d+), API ready`)
+	root.mustMatch(want, "service", "status")
+	user.mustMatch(want, "service", "status")
+
+	// Root's commands talk to that daemon rather than start their own.
+	root.must("vm", "list")
+	if n := strings.Count(c.Run("sh", "-c", "pgrep -x paddock || true"), "\n"); n != 1 {
+		t.Errorf("%d paddock processes run after root's vm list, want only the service's", n)
+	}
+
+	// Manual restarts in a row are never refused by the start limit.
+	for i := 0; i < 7; i++ {
+		root.must("service", "restart", "--no-wait")
+	}
+	root.mustMatch(runningRE, "service", "restart")
+
+	// The user may not stop it: the hint comes first.
+	out, code := user.paddock("service", "stop")
+	if code != 1 || !strings.Contains(strings.SplitN(out, "\n", 2)[0], "needs root") {
+		t.Errorf("a user's stop of the system service: exit %d\n%s\nwant exit 1 with the hint on the first line", code, out)
+	}
+
+	// With the service stopped, root's commands say so and start nothing.
+	root.mustContain(": stopped", "service", "stop")
+	out, code = root.paddock("vm", "list")
+	if code != 1 || !strings.Contains(out, "paddock service start --system") {
+		t.Errorf("root's vm list beside the stopped service: exit %d\n%s\nwant exit 1 saying how to start it", code, out)
+	}
+	if n := strings.TrimSpace(c.Run("sh", "-c", "pgrep -c -x paddock || true")); n != "0" {
+		t.Errorf("%s paddock processes run after root's vm list beside a stopped service, want none", n)
+	}
+
+	// Uninstall disables the instance and says that the unit stays.
+	root.mustContain("belongs to the paddock package and stays", "service", "uninstall")
+	if root.exists("/etc/systemd/system/multi-user.target.wants/" + unit + ".service") {
+		t.Error("uninstall left the instance enabled")
+	}
 }
 
 func lifecycles(t *testing.T, c *systemdtest.Container, paddock string, owner, desk *systemdtest.User) {
@@ -206,10 +311,20 @@ func (s *scenario) property(name string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// shutdowns counts the daemon's clean shutdowns in the service's log.
+// shutdowns counts the daemon's clean shutdowns in the unit's journal,
+// read with journalctl, since the service commands show no log of an
+// uninstalled service.
 func (s *scenario) shutdowns() int {
 	s.t.Helper()
-	return strings.Count(s.must("service", "logs", "--lines", "0"), "shutdown complete")
+	args := []string{"journalctl", "--no-pager", "--output=cat", "--unit=paddock.service"}
+	if s.show[1] == "--user" {
+		args = append(args, "--user")
+	}
+	out, err := s.as(args...).Output()
+	if err != nil {
+		s.t.Fatalf("%s: %v", strings.Join(args, " "), err)
+	}
+	return strings.Count(string(out), "shutdown complete")
 }
 
 // waitRestarted waits until the service runs again with a pid other than

@@ -20,6 +20,9 @@ type Service struct {
 	spec Spec
 	name string
 	k    kservice.Service
+	// packaged is an instance of the packages' system template unit
+	// (paddock@USER on Linux): its definition is the package's, not ours.
+	packaged bool
 }
 
 // Result says what Install did.
@@ -42,7 +45,11 @@ type Result struct {
 // spec other than Instance and Scope matter only to Install (and, where the
 // manager keeps no journal, LogFile to Logs).
 func New(spec Spec) (*Service, error) {
-	name := Name(spec.Instance)
+	return newNamed(spec, Name(spec.Instance))
+}
+
+// newNamed is New for a service the manager knows by name.
+func newNamed(spec Spec, name string) (*Service, error) {
 	cfg := &kservice.Config{
 		Name:        name,
 		DisplayName: displayName(spec),
@@ -92,15 +99,26 @@ func (s *Service) notInstalled() error {
 	return fmt.Errorf("%s service %s: %w", s.spec.Scope, s.name, ErrNotInstalled)
 }
 
-// Start starts the service (on macOS: loads the job).
-func (s *Service) Start() error { return s.control("start", s.k.Start) }
+// Start starts the service (on macOS: loads the job). A failed state the
+// manager keeps from earlier starts is forgotten first, so that a manual
+// start is never refused for the failures before it.
+func (s *Service) Start() error {
+	return s.control("start", func() error { s.forgetFailures(); return s.k.Start() })
+}
 
 // Stop stops the service and returns when the daemon has exited (on macOS:
 // unloads the job; launchd sends the daemon SIGTERM).
 func (s *Service) Stop() error { return s.control("stop", s.k.Stop) }
 
-// Restart stops the service if it runs and starts it.
-func (s *Service) Restart() error { return s.control("restart", s.k.Restart) }
+// Restart stops the service if it runs and starts it, forgetting earlier
+// failures as Start does.
+func (s *Service) Restart() error {
+	return s.control("restart", func() error { s.forgetFailures(); return s.k.Restart() })
+}
+
+// Packaged reports whether the service is an instance of a unit that the
+// packages installed, which Uninstall disables but does not remove.
+func (s *Service) Packaged() bool { return s.packaged }
 
 // control runs a kardianos control action on an installed service; the
 // service manager's own account of a failure comes from controlError.

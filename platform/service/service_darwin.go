@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"time"
 
 	kservice "github.com/kardianos/service"
 
@@ -141,4 +142,21 @@ func (s *Service) Logs(ctx context.Context, w io.Writer, lines int, follow bool)
 		return errors.New("no log file is known for this service")
 	}
 	return tailFile(ctx, w, s.spec.LogFile, lines, follow)
+}
+
+// forgetFailures does nothing: launchd keeps no failed state that would
+// refuse a start.
+func (s *Service) forgetFailures() {}
+
+// RecentLog returns the last lines lines of the daemon's log file.
+func (s *Service) RecentLog(_ time.Time, lines int) string {
+	return recentFileLines(s.spec.LogFile, lines)
+}
+
+// PackagedInstances is empty: the macOS packages install no template.
+func PackagedInstances() ([]string, error) { return nil, nil }
+
+// NewPackaged is not available on macOS.
+func NewPackaged(user string) (*Service, error) {
+	return nil, errors.New("no packaged service instances on macOS")
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	kservice "github.com/kardianos/service"
 
@@ -44,10 +45,73 @@ func options(spec Spec) kservice.KeyValue {
 
 func (s *Service) unit() string { return s.name + ".service" }
 
+// packagedTemplate is the system unit template of the packages, whose
+// instance is the user the daemon of the default instance runs as:
+// systemctl enable --now paddock@alice.
+const packagedTemplate = "/usr/lib/systemd/system/" + baseName + "@.service"
+
+// PackagedInstances returns the users of the instances of the packages'
+// template that systemd has loaded (running or failed ones) or that are
+// enabled.
+func PackagedInstances() ([]string, error) {
+	if checkSystem() != nil {
+		return nil, nil
+	}
+	if _, err := os.Stat(packagedTemplate); err != nil {
+		return nil, nil
+	}
+	out, err := runTool("systemctl", "list-units", "--all", "--plain", "--no-legend", "--type=service", baseName+"@*.service")
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var users []string
+	add := func(unit string) {
+		u := strings.TrimSuffix(strings.TrimPrefix(unit, baseName+"@"), ".service")
+		if u != "" && !seen[u] {
+			seen[u] = true
+			users = append(users, u)
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			add(f[0])
+		}
+	}
+	links, _ := filepath.Glob("/etc/systemd/system/*.wants/" + baseName + "@*.service")
+	for _, l := range links {
+		add(filepath.Base(l))
+	}
+	return users, nil
+}
+
+// NewPackaged returns the instance of the packages' template unit that
+// runs the default instance's daemon as user: paddock@USER.
+func NewPackaged(user string) (*Service, error) {
+	if !userNameRE.MatchString(user) {
+		return nil, fmt.Errorf("%w: user name %q", ErrInvalid, user)
+	}
+	svc, err := newNamed(Spec{Scope: System, UserName: user, Executable: "/usr/bin/paddock"}, baseName+"@"+user)
+	if err != nil {
+		return nil, err
+	}
+	svc.packaged = true
+	return svc, nil
+}
+
+// forgetFailures makes systemd forget the unit's failed state and its
+// count of recent starts, so that a manual start is not refused by
+// StartLimitBurst for the restarts before it. It fails only for a unit
+// systemd does not know, which the start reports itself.
+func (s *Service) forgetFailures() { _, _ = s.systemctl("reset-failed", s.unit()) }
+
 // DefinitionPath is where Install writes the unit: /etc/systemd/system for
 // the system scope, the user's systemd configuration directory for the
-// user scope.
+// user scope; for a packaged instance, the package's template.
 func (s *Service) DefinitionPath() (string, error) {
+	if s.packaged {
+		return packagedTemplate, nil
+	}
 	if s.spec.Scope == System {
 		return filepath.Join("/etc/systemd/system", s.unit()), nil
 	}
@@ -128,13 +192,17 @@ func (s *Service) enable() error {
 }
 
 // Uninstall stops the service if it runs, disables it and removes the unit
-// Install wrote.
+// Install wrote; a packaged instance is only stopped and disabled.
 func (s *Service) Uninstall() error {
 	if err := s.stopInstalled(); err != nil {
 		return err
 	}
 	if _, err := s.systemctl("disable", s.unit()); err != nil {
 		return err
+	}
+	if s.packaged {
+		_, _ = s.systemctl("reset-failed", s.unit())
+		return nil
 	}
 	path, err := s.DefinitionPath()
 	if err != nil {
@@ -164,11 +232,26 @@ func (s *Service) controlError(action string, err error) error {
 	// systemctl status exits non-zero for a unit that is not running;
 	// its output is what matters.
 	out, _ := exec.Command("systemctl", args...).CombinedOutput()
-	err = fmt.Errorf("%s %s: %v; systemctl status says:\n%s", action, s.unit(), err, indent(string(out)))
 	if s.spec.Scope == System && os.Geteuid() != 0 {
-		err = fmt.Errorf("%w\ncontrolling a system service needs root unless polkit allows it: run it with sudo", err)
+		// The hint first: systemctl's account of a refused request is long.
+		return fmt.Errorf("%s %s: controlling a system service needs root unless polkit allows it: run it with sudo (%v); systemctl status says:\n%s", action, s.unit(), err, indent(string(out)))
 	}
-	return err
+	return fmt.Errorf("%s %s: %v; systemctl status says:\n%s", action, s.unit(), err, indent(string(out)))
+}
+
+// RecentLog returns the last lines lines that the daemon wrote to the
+// journal since since, or "" when the journal has none or cannot be read.
+func (s *Service) RecentLog(since time.Time, lines int) string {
+	args := []string{"--no-pager", "--quiet", "--output=cat", "--unit=" + s.unit(),
+		"--lines=" + strconv.Itoa(lines), "--since=@" + strconv.FormatInt(since.Unix(), 10)}
+	if s.spec.Scope == User {
+		args = append([]string{"--user"}, args...)
+	}
+	out, err := runTool("journalctl", args...)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimRight(out, "\n")
 }
 
 // Status reports the unit's state from systemctl's properties.
@@ -222,6 +305,10 @@ var systemdExits = map[string]string{
 // lastExit describes how the daemon last ended, from the unit's
 // ExecMainCode (a CLD_* code) and ExecMainStatus.
 func lastExit(p map[string]string) string {
+	if p["Result"] == "start-limit-hit" {
+		return "systemd stopped restarting it: it ended 5 times within 60 s (the unit's start limit); " +
+			"fix what its log says, then start it again, which resets the limit"
+	}
 	how := "exit status " + p["ExecMainStatus"]
 	if name, ok := systemdExits[p["ExecMainStatus"]]; ok {
 		how += " " + name

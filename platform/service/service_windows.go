@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	kservice "github.com/kardianos/service"
 	"golang.org/x/sys/windows"
@@ -191,4 +192,21 @@ func (s *Service) Logs(ctx context.Context, w io.Writer, lines int, follow bool)
 		return errors.New("no log file is known for this service")
 	}
 	return tailFile(ctx, w, filepath.Clean(s.spec.LogFile), lines, follow)
+}
+
+// forgetFailures does nothing: the service control manager keeps no failed
+// state that would refuse a start.
+func (s *Service) forgetFailures() {}
+
+// RecentLog returns the last lines lines of the daemon's log file.
+func (s *Service) RecentLog(_ time.Time, lines int) string {
+	return recentFileLines(s.spec.LogFile, lines)
+}
+
+// PackagedInstances is empty: Windows has no packaged service template.
+func PackagedInstances() ([]string, error) { return nil, nil }
+
+// NewPackaged is not available on Windows.
+func NewPackaged(user string) (*Service, error) {
+	return nil, errors.New("no packaged service instances on Windows")
 }

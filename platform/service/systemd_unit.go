@@ -30,7 +30,6 @@ func SystemdUnit(spec Spec) (string, error) {
 # Written by "paddock service install"; run it again to change this file.
 [Unit]
 Description=%s
-Documentation=man:paddock-serve(1) man:paddock-service(1)
 StartLimitIntervalSec=60
 StartLimitBurst=5
 `, spec.Description(), spec.Description())

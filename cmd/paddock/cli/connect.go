@@ -29,6 +29,13 @@ func (c *cli) Client(ctx context.Context) (*client.Client, error) {
 		}
 		return cl, err
 	}
+	if err := cl.Connect(ctx, nil); !errors.Is(err, client.ErrUnreachable) {
+		return cl, err
+	}
+	// Never a second daemon beside a system service of the instance.
+	if sys, err := c.systemServiceClient(ctx); sys != nil || err != nil {
+		return sys, err
+	}
 	start, err := c.autostart()
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -28,6 +29,14 @@ and Windows. With -f, keep printing new lines until interrupted.`,
 			if err != nil {
 				return err
 			}
+			st, err := svc.Status()
+			if err != nil {
+				return err
+			}
+			if !st.Installed() {
+				return fmt.Errorf("%s service %s is not installed, so it has no log; the log of a daemon that a command started is in %s",
+					svc.Scope(), svc.Name(), filepath.Join(mustLogDir(c), "paddock.log"))
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return svc.Logs(ctx, c.stdout, lines, follow)
@@ -43,4 +52,13 @@ and Windows. With -f, keep printing new lines until interrupted.`,
 // keeps no journal, for the paths of the account the service runs as.
 func logFile(paths map[string]string) string {
 	return filepath.Join(paths["log_dir"], logFileName)
+}
+
+// mustLogDir is the instance's log directory, or a placeholder naming it.
+func mustLogDir(c *cli) string {
+	p, err := c.Paths()
+	if err != nil {
+		return "the instance's log directory"
+	}
+	return p.LogDir
 }

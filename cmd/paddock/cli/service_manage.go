@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"paddock.dev/paddock/api"
 	"paddock.dev/paddock/core/buildinfo"
 	"paddock.dev/paddock/platform/service"
 )
@@ -59,6 +61,14 @@ old one until "paddock service restart". Install does not start the service.`,
 				spec.UserName = userName
 			case userName != "":
 				return usageError("--user names the account of a system service; add --system")
+			}
+			// Every flag passed to "paddock serve" is checked as serve
+			// checks it, so that a bad value is refused now rather than
+			// failing each start of the service.
+			if listen != "" {
+				if _, err := api.ParseListen(listen, 0); err != nil {
+					return usageError("--listen: %v", err)
+				}
 			}
 			spec.Listen = listen
 			if spec.Executable, err = buildinfo.Executable(); err != nil {
@@ -126,6 +136,17 @@ installed does nothing and succeeds.`,
 			if err != nil {
 				return err
 			}
+			// A unit of the package stays where it was (disabled): say so,
+			// as status goes on showing it.
+			st, err := svc.Status()
+			if err != nil {
+				return err
+			}
+			if st.Installed() {
+				fmt.Fprintf(c.stdout, "stopped and disabled %s service %s; its unit %s belongs to the paddock package and stays (remove the package to remove it)\n",
+					svc.Scope(), svc.Name(), st.Definition)
+				return nil
+			}
 			fmt.Fprintf(c.stdout, "uninstalled %s service %s\n", svc.Scope(), svc.Name())
 			return nil
 		},
@@ -158,12 +179,13 @@ func newServiceRunCmd(c *cli, name, short string, action func(*service.Service) 
 			if timeout < 0 {
 				return usageError("--timeout must be 0 (forever) or more, got %s", timeout)
 			}
-			svc, err := t.open(cmd)
+			svc, err := t.openWithLog(cmd)
 			if err != nil {
 				return err
 			}
+			started := time.Now()
 			if err := action(svc); err != nil {
-				return err
+				return withDaemonLog(svc, started, err)
 			}
 			if noWait {
 				st, err := svc.Status()
@@ -175,7 +197,7 @@ func newServiceRunCmd(c *cli, name, short string, action func(*service.Service) 
 			}
 			r, err := t.waitReady(cmd.Context(), svc, timeout)
 			if err != nil {
-				return err
+				return withDaemonLog(svc, started, err)
 			}
 			fmt.Fprintln(c.stdout, r)
 			return nil
@@ -185,6 +207,25 @@ func newServiceRunCmd(c *cli, name, short string, action func(*service.Service) 
 	cmd.Flags().DurationVar(&timeout, "timeout", time.Minute, "how long to wait for the API; 0 waits forever (exit code 4 when it expires)")
 	cmd.Flags().BoolVar(&noWait, "no-wait", false, "return once the service manager has started the service")
 	return cmd
+}
+
+// daemonLogLines is how many of the daemon's last lines a failed start
+// shows.
+const daemonLogLines = 10
+
+// withDaemonLog adds to the error of a failed start what the daemon itself
+// wrote since started, which usually says why it failed.
+func withDaemonLog(svc *service.Service, started time.Time, err error) error {
+	out := svc.RecentLog(started.Add(-time.Second), daemonLogLines)
+	if out == "" {
+		return err
+	}
+	return fmt.Errorf("%w\nthe daemon's last lines:\n%s", err, indentLines(out))
+}
+
+// indentLines prefixes every line of text for nesting it under an error.
+func indentLines(text string) string {
+	return "  " + strings.ReplaceAll(strings.TrimRight(text, "\n"), "\n", "\n  ")
 }
 
 func newServiceStopCmd(c *cli) *cobra.Command {

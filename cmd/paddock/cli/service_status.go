@@ -28,6 +28,9 @@ type serviceReport struct {
 
 func (r serviceReport) String() string {
 	out := fmt.Sprintf("%s (%s service): %s", r.Name, r.Scope, r.Status)
+	if r.Definition != "" {
+		out = fmt.Sprintf("%s (%s service %s): %s", r.Name, r.Scope, r.Definition, r.Status)
+	}
 	switch {
 	case r.APIReady:
 		out += ", API ready"
@@ -157,6 +160,10 @@ func (t *serviceTarget) waitReady(ctx context.Context, svc *service.Service, tim
 			return r, nil
 		case r.State == service.Failed || r.State == service.Stopped || r.State == service.NotInstalled:
 			return r, fmt.Errorf("the service did not come up: %s; see: paddock service logs", r)
+		case r.State == service.Restarting:
+			// Crashed at start; systemd will try again, and the
+			// daemon's own words say why it will fail again.
+			return r, fmt.Errorf("the service crashed while starting: %s; see: paddock service logs", r)
 		}
 		select {
 		case <-ctx.Done():

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/user"
 	"runtime"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -42,15 +44,25 @@ func (t *serviceTarget) spec() (service.Spec, error) {
 // open returns the selected service. Without --system it is the user's,
 // unless only a system service of the instance is installed that runs as
 // the caller (or the caller is root), or none is installed and the caller
-// is root, who has no user services in practice.
+// is root, who has no user services in practice. A system service is the
+// unit "service install --system" wrote or, for the default instance, an
+// instance of the packages' template, paddock@USER.
 func (t *serviceTarget) open(cmd *cobra.Command) (*service.Service, error) {
 	spec, err := t.spec()
 	if err != nil {
 		return nil, err
 	}
 	svc, err := service.New(spec)
-	if err != nil || t.system || cmd.Flags().Changed("system") {
-		return svc, err
+	if err != nil {
+		return nil, err
+	}
+	if t.system || cmd.Flags().Changed("system") {
+		if svc.Scope() == service.System && !installed(svc) {
+			if p, err := t.packaged(); p != nil || err != nil {
+				return p, err
+			}
+		}
+		return svc, nil
 	}
 	if installed(svc) {
 		return svc, nil
@@ -60,15 +72,42 @@ func (t *serviceTarget) open(cmd *cobra.Command) (*service.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	if os.Geteuid() == 0 {
-		return sys, nil
-	}
 	if installed(sys) {
-		if st, err := sys.Status(); err == nil && st.User == currentUserName() {
+		if st, err := sys.Status(); err == nil && (os.Geteuid() == 0 || st.User == currentUserName()) {
 			return sys, nil
 		}
 	}
+	if p, err := t.packaged(); p != nil || err != nil {
+		return p, err
+	}
+	if os.Geteuid() == 0 {
+		return sys, nil
+	}
 	return svc, nil
+}
+
+// packaged returns the instance of the packages' template unit that runs
+// the default instance's daemon for the caller: root's when only one user
+// has one, a user's own otherwise; nil when there is none.
+func (t *serviceTarget) packaged() (*service.Service, error) {
+	if t.c.instance != instance.Default {
+		return nil, nil
+	}
+	users, err := service.PackagedInstances()
+	if err != nil || len(users) == 0 {
+		return nil, err
+	}
+	if os.Geteuid() != 0 {
+		if slices.Contains(users, currentUserName()) {
+			return service.NewPackaged(currentUserName())
+		}
+		return nil, nil
+	}
+	if len(users) > 1 {
+		return nil, fmt.Errorf("the package's service runs for several users (paddock@%s): run the command as the one you mean, e.g. sudo -u %s paddock service status",
+			strings.Join(users, ", paddock@"), users[0])
+	}
+	return service.NewPackaged(users[0])
 }
 
 // openWithLog is open for the service's log: where the service manager
