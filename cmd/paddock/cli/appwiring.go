@@ -17,7 +17,7 @@ import (
 // the docker context named after the instance.
 func appOptions(p instance.Paths, log *slog.Logger) app.Options {
 	return app.Options{
-		Template: apptemplate.Template{ShortDir: p.ShortDir},
+		Template: apptemplate.New(p.ShortDir),
 		Engine:   engine.Pinger{ShortDir: p.ShortDir},
 		Context: dockercontext.Context{
 			Name:      dockerContextName(p),

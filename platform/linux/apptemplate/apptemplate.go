@@ -54,6 +54,19 @@ type Template struct {
 
 var _ app.Template = Template{}
 
+// New returns the template for the instance whose short directory is
+// shortDir, on the guest image FindImage finds now. The image is chosen
+// once: an image built while the daemon runs would otherwise restart a
+// running App into it. When there is none yet, each render looks again
+// (and says what to do), so that the App boots one built later.
+func New(shortDir string) Template {
+	image, err := FindImage()
+	if err != nil {
+		image = ""
+	}
+	return Template{ShortDir: shortDir, Image: image}
+}
+
 // Render returns the complete template of the App's VM running engine.
 func (t Template) Render(engineName string) ([]byte, error) {
 	e, ok := engines[engineName]

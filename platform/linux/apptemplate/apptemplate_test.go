@@ -104,3 +104,26 @@ func mustStat(t *testing.T, p string) os.FileInfo {
 	}
 	return st
 }
+
+// New chooses the image once; with none, each render looks again.
+func TestNewChoosesTheImageOnceOrLooksAtEachRender(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("PADDOCK_IMAGE_CACHE", cache)
+	t.Setenv(EnvImage, "")
+	tmpl := New("/s")
+	if _, err := tmpl.Render(resource.EngineMoby); err == nil || !strings.Contains(err.Error(), "build.sh") {
+		t.Fatalf("no image: %v", err)
+	}
+	if err := os.MkdirAll(filepath.Join(cache, "a"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cache, "a", "template.yaml"), []byte(fragment), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tmpl.Render(resource.EngineMoby); err != nil {
+		t.Fatalf("an image built later is not found: %v", err)
+	}
+	if got := New("/s").Image; got != filepath.Join(cache, "a") {
+		t.Fatalf("New chose %q", got)
+	}
+}
