@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"paddock.dev/paddock/core/app"
+	"paddock.dev/paddock/core/controller"
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/core/store"
 	"paddock.dev/paddock/core/store/gormstore"
@@ -469,5 +470,37 @@ func TestMirroredConditionsFollowTheVMAndVanishWithIt(t *testing.T) {
 	})
 	if c := cond(a.Status.Conditions, resource.AppSettled); c.Status != metav1.ConditionFalse || c.Reason != app.ReasonReconciling {
 		t.Fatalf("Settled without the VM's Running = %+v", c)
+	}
+}
+
+// A run that died between making the App's template and making its VM
+// left the template behind: the next reconcile takes it up, and makes no
+// second one.
+func TestATemplateLeftByAnInterruptedRunIsReused(t *testing.T) {
+	e := start(t, true)
+	e.engine.set(true)
+	e.tmpl.fail(errors.New("not yet"))
+	a := e.createApp(resource.AppSpec{Running: true, CPUs: 1, Memory: "1GiB"})
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionFalse, resource.ReasonTemplateFailed)
+
+	text := []byte("vmType: test\nengine: moby\ncpus: 1\n") // what testTemplate renders
+	left := &resource.ConfigMap{TypeMeta: resource.TypeMeta{APIVersion: resource.APIVersion, Kind: "ConfigMap"},
+		Metadata: resource.ObjectMeta{Name: app.TemplateName(resource.EngineMoby, text), Namespace: "paddock",
+			Labels: map[string]string{app.LabelApp: resource.AppName}},
+		Data: map[string]string{resource.TemplateKey: string(text)}}
+	controller.Own(left, a)
+	obj, err := e.st.Create(e.ctx, left)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.tmpl.fail(nil)
+	e.patchApp(`{"metadata":{"labels":{"nudge":"1"}}}`)
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, app.ReasonRunning)
+	if ref := e.getVM().Spec.TemplateRef; ref != left.Metadata.Name {
+		t.Fatalf("the VM uses %q, not the template left behind", ref)
+	}
+	cms, _, err := e.st.List(e.ctx, store.ListOptions{Kind: resource.KindConfigMap, Labels: labels.SelectorFromSet(labels.Set{app.LabelApp: resource.AppName})})
+	if err != nil || len(cms) != 1 || cms[0].GetMeta().UID != obj.GetMeta().UID {
+		t.Fatalf("the App's templates: %d (%v); want the one left behind", len(cms), err)
 	}
 }
