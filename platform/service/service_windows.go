@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 
 	kservice "github.com/kardianos/service"
 	"golang.org/x/sys/windows"
@@ -43,17 +44,11 @@ func options(spec Spec) kservice.KeyValue {
 
 // account is the account the service runs as.
 func (s *Service) account() (string, error) {
-	if s.spec.UserName != "" {
-		if strings.Contains(s.spec.UserName, `\`) {
-			return s.spec.UserName, nil
-		}
-		return `.\` + s.spec.UserName, nil
-	}
 	u, err := user.Current()
 	if err != nil {
 		return "", err
 	}
-	return u.Username, nil
+	return windowsAccount(s.spec.UserName, u.Username), nil
 }
 
 // DefinitionPath is the service's registry key.
@@ -94,12 +89,14 @@ func (s *Service) Install() (Result, error) {
 		if err := s.k.Install(); err != nil {
 			return res, fmt.Errorf("install %s: %w", s.name, err)
 		}
-		return res, nil
 	}
 	return res, s.update(account)
 }
 
-// update rewrites an existing service's configuration through the SCM.
+// update writes the service's whole configuration through the SCM, on a
+// first install (after kardianos created the service and its event
+// source) as on a reinstall: command line, account, dependencies, recovery
+// actions and the pre-shutdown timeout.
 func (s *Service) update(account string) error {
 	m, err := mgr.Connect()
 	if err != nil {
@@ -125,10 +122,33 @@ func (s *Service) update(account string) error {
 	cfg.ServiceStartName = account
 	cfg.Password = os.Getenv(PasswordEnv)
 	cfg.StartType = mgr.StartAutomatic
+	settings := windowsServiceSettings(s.spec, account)
+	cfg.Dependencies = settings.Dependencies
 	if err := h.UpdateConfig(cfg); err != nil {
 		return fmt.Errorf("update service %s: %w", s.name, err)
 	}
+	var actions []mgr.RecoveryAction
+	for _, d := range settings.RestartDelays {
+		actions = append(actions, mgr.RecoveryAction{Type: mgr.ServiceRestart, Delay: d})
+	}
+	if err := h.SetRecoveryActions(actions, uint32(settings.ResetPeriod.Seconds())); err != nil {
+		return fmt.Errorf("set the recovery actions of %s: %w", s.name, err)
+	}
+	if err := h.SetRecoveryActionsOnNonCrashFailures(settings.RecoverNonCrashFailures); err != nil {
+		return fmt.Errorf("set the recovery of %s from failures without a crash: %w", s.name, err)
+	}
+	info := preshutdownInfo{Timeout: uint32(settings.PreShutdownTimeout.Milliseconds())}
+	if err := windows.ChangeServiceConfig2(h.Handle, windows.SERVICE_CONFIG_PRESHUTDOWN_INFO, (*byte)(unsafe.Pointer(&info))); err != nil {
+		return fmt.Errorf("set the pre-shutdown timeout of %s: %w", s.name, err)
+	}
 	return nil
+}
+
+// preshutdownInfo is SERVICE_PRESHUTDOWN_INFO: how long, in milliseconds,
+// Windows waits at shutdown for a service that takes the pre-shutdown
+// control.
+type preshutdownInfo struct {
+	Timeout uint32
 }
 
 // Uninstall stops the service if it runs and deletes it.

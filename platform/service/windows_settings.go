@@ -1,0 +1,65 @@
+package service
+
+import (
+	"strings"
+	"time"
+)
+
+// windowsSettings is what Install gives the Windows service control manager
+// beyond the command line: a pure function of the install options, so that
+// it is tested on every OS (service_windows.go applies it).
+type windowsSettings struct {
+	// Account is the account the service runs as: .\NAME for a local
+	// account, DOMAIN\NAME as given.
+	Account string
+	// Dependencies are the services that must run first: the AF_UNIX
+	// driver for the API's Unix socket, and TCP/IP when --listen asks for
+	// a TCP address too.
+	Dependencies []string
+	// RestartDelays are the recovery actions: restart after each delay,
+	// for the first, second and later failures.
+	RestartDelays []time.Duration
+	// ResetPeriod is how long the service must run without failing before
+	// the SCM counts failures from the first again.
+	ResetPeriod time.Duration
+	// RecoverNonCrashFailures applies the recovery actions also when the
+	// daemon stops itself with an error (SERVICE_STOPPED, non-zero exit
+	// code), not only when its process dies.
+	RecoverNonCrashFailures bool
+	// PreShutdownTimeout is how long Windows waits at shutdown for the
+	// service, which is told before other services stop: the daemon's own
+	// bound for stopping every VM, and some slack.
+	PreShutdownTimeout time.Duration
+}
+
+// stopBound is the daemon's bound for a graceful stop (every VM stopped),
+// which the service definitions of every OS give the daemon.
+const stopBound = 120 * time.Second
+
+// windowsServiceSettings returns the settings of spec's service, for an
+// installer running as current (DOMAIN\NAME).
+func windowsServiceSettings(spec Spec, current string) windowsSettings {
+	s := windowsSettings{
+		Account:                 windowsAccount(spec.UserName, current),
+		Dependencies:            []string{"afunix"},
+		RestartDelays:           []time.Duration{2 * time.Second, 2 * time.Second, 2 * time.Second},
+		ResetPeriod:             60 * time.Second,
+		RecoverNonCrashFailures: true,
+		PreShutdownTimeout:      stopBound + 10*time.Second,
+	}
+	if spec.Listen != "" {
+		s.Dependencies = append(s.Dependencies, "Tcpip")
+	}
+	return s
+}
+
+// windowsAccount is the account for user name (empty: the installer's own).
+func windowsAccount(name, current string) string {
+	switch {
+	case name == "":
+		return current
+	case strings.Contains(name, `\`):
+		return name
+	}
+	return `.\` + name
+}

@@ -1,0 +1,39 @@
+package service
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// The Windows service configuration is a pure function of the install
+// options; these check it on every OS.
+func TestWindowsServiceSettings(t *testing.T) {
+	s := windowsServiceSettings(Spec{Executable: `C:\Paddock\paddock.exe`}, `HOST\alice`)
+	if s.Account != `HOST\alice` {
+		t.Errorf("account of a service for the installer: %q, want HOST\\alice", s.Account)
+	}
+	if !slices.Equal(s.Dependencies, []string{"afunix"}) {
+		t.Errorf("dependencies: %v, want the AF_UNIX driver alone", s.Dependencies)
+	}
+	if len(s.RestartDelays) != 3 || s.RestartDelays[0] != 2*time.Second || s.ResetPeriod != time.Minute {
+		t.Errorf("recovery: restart after %v, reset after %v; want a restart 2 s after every failure, reset after 1 min", s.RestartDelays, s.ResetPeriod)
+	}
+	if !s.RecoverNonCrashFailures {
+		t.Error("a daemon that stops itself with an error is not restarted")
+	}
+	if s.PreShutdownTimeout <= stopBound {
+		t.Errorf("pre-shutdown timeout %v leaves the daemon no time for its stop bound %v", s.PreShutdownTimeout, stopBound)
+	}
+
+	s = windowsServiceSettings(Spec{Scope: System, UserName: "bob", Listen: "tcp://127.0.0.1:47610"}, `HOST\admin`)
+	if s.Account != `.\bob` {
+		t.Errorf("account of a local user: %q, want .\\bob", s.Account)
+	}
+	if !slices.Equal(s.Dependencies, []string{"afunix", "Tcpip"}) {
+		t.Errorf("dependencies with --listen: %v, want afunix and Tcpip", s.Dependencies)
+	}
+	if got := windowsAccount(`CORP\carol`, `HOST\admin`); got != `CORP\carol` {
+		t.Errorf("a domain account: %q, want it as given", got)
+	}
+}
