@@ -14,9 +14,6 @@ import (
 
 var errNoTray = errors.New("this desktop has no system tray Fyne can use")
 
-// Available reports whether this build has the tray: it needs cgo.
-const Available = true
-
 // AppID is the tray's application ID, which names its settings and its
 // notifications.
 const AppID = "dev.paddock.tray"

@@ -1,17 +1,17 @@
 package cli
 
 import (
-	"context"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
-	"paddock.dev/paddock/api/client"
-	"paddock.dev/paddock/app/tray"
+	"paddock.dev/paddock/app/autostart"
 	"paddock.dev/paddock/core/buildinfo"
 )
 
 func newTrayCmd(c *cli) *cobra.Command {
-	return &cobra.Command{
+	var atLogin string
+	cmd := &cobra.Command{
 		Use:   "tray",
 		Short: "Show Paddock in the desktop's system tray",
 		Long: `Show Paddock in the desktop's system tray: the App's state, Start, Stop,
@@ -19,50 +19,51 @@ Settings and the VMs, from a menu. The tray is a client of the daemon's API
 like this CLI; quitting it leaves the VMs running. It follows the daemon as
 it stops and starts, and offers to start it when it is not running.
 
-The tray needs a paddock built with cgo (CGO_ENABLED=1).`,
+The tray needs a paddock built with cgo (CGO_ENABLED=1).
+
+--autostart on makes the desktop start the tray at login (an XDG autostart
+file on Linux, a LaunchAgent on macOS, the Run key on Windows); off undoes
+it. Either only sets that up and exits.`,
+		Example: `  paddock tray &
+  paddock tray --autostart on`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := c.Paths()
-			if err != nil {
-				return err
+			if cmd.Flags().Changed("autostart") {
+				return c.trayAutostart(atLogin)
 			}
-			log, err := c.Logger()
-			if err != nil {
-				return err
-			}
-			exe, err := buildinfo.Executable()
-			if err != nil {
-				return err
-			}
-			if err := p.MkdirAll(); err != nil {
-				return err
-			}
-			cl := client.NewUnix(p.Socket)
-			return tray.Run(tray.Options{
-				Client:     cl,
-				Paths:      p,
-				Instance:   c.instance,
-				Executable: exe,
-				StartDaemon: func(ctx context.Context) error {
-					return c.startDaemonFor(ctx, cmd, cl)
-				},
-				Log: log,
-			})
+			return c.runTray(cmd)
 		},
 	}
+	cmd.Flags().StringVar(&atLogin, "autostart", "", "on: start the tray at login; off: do not")
+	_ = cmd.RegisterFlagCompletionFunc("autostart", cobra.FixedCompletions([]string{"on", "off"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
 }
 
-// startDaemonFor starts the instance's daemon as the installed service if
-// there is one, else detached as any command would.
-func (c *cli) startDaemonFor(ctx context.Context, cmd *cobra.Command, cl *client.Client) error {
-	t := &serviceTarget{c: c}
-	svc, err := t.open(cmd)
-	if err == nil && installed(svc) {
-		return svc.Start()
+// trayAutostart installs (on) or removes (off) the tray's start at login.
+func (c *cli) trayAutostart(value string) error {
+	if value != "on" && value != "off" {
+		return usageError("--autostart takes on or off, not %q", value)
 	}
-	start, err := c.autostart()
+	if _, err := c.Paths(); err != nil { // validates the instance name
+		return err
+	}
+	exe, err := buildinfo.Executable()
 	if err != nil {
 		return err
 	}
-	return cl.Connect(ctx, start)
+	e := autostart.Entry{Executable: exe, Instance: c.instance}
+	if value == "off" {
+		where, err := autostart.Remove(e)
+		if err != nil {
+			return fmt.Errorf("remove the tray's start at login: %w", err)
+		}
+		fmt.Fprintf(c.stdout, "the tray no longer starts at login (%s removed)\n", where)
+		return nil
+	}
+	where, err := autostart.Install(e)
+	if err != nil {
+		return fmt.Errorf("set up the tray's start at login: %w", err)
+	}
+	fmt.Fprintf(c.stdout, "the tray starts at login: %s\n", where)
+	return nil
 }
