@@ -10,4 +10,4 @@ until [ -S /run/containerd/containerd.sock ]; do
 	fi
 	sleep 0.1
 done
-chown {{.User}} /run/containerd/containerd.sock
+chown "{{.User}}" /run/containerd/containerd.sock

@@ -12,4 +12,4 @@ until [ -S /run/docker.sock ]; do
 	fi
 	sleep 0.1
 done
-chown {{.User}} /run/docker.sock
+chown "{{.User}}" /run/docker.sock
