@@ -61,7 +61,7 @@ func TestRenderStartsTheEngineAndForwardsItsSocketIntoTheInstance(t *testing.T) 
 		if len(got.PortForwards) != 1 || got.PortForwards[0].GuestSocket != want[1] || got.PortForwards[0].HostSocket != want[2] {
 			t.Errorf("%s: portForwards = %+v", engine, got.PortForwards)
 		}
-		if len(got.Provision) != 1 || !strings.Contains(got.Provision[0].Script, "chown {{.User}} "+want[1]) || got.User.Name != "paddock" {
+		if len(got.Provision) != 1 || !strings.Contains(got.Provision[0].Script, `chown "{{.User}}" `+want[1]) || got.User.Name != "paddock" {
 			t.Errorf("%s: provision = %+v, user %q", engine, got.Provision, got.User.Name)
 		}
 	}
