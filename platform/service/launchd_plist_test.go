@@ -51,3 +51,27 @@ func TestLaunchdPlist(t *testing.T) {
 		t.Errorf("control character: err = %v, want ErrInvalid", err)
 	}
 }
+
+// A LaunchAgent runs as the user who loads it: no UserName; the options
+// of serve reach it, and so do the restart, stop and process-group keys.
+func TestLaunchAgentPlist(t *testing.T) {
+	plist, err := LaunchdPlist("dev.paddock.paddock", Spec{Executable: "/usr/local/bin/paddock", Listen: "tcp://127.0.0.1:47610",
+		LogFile: "/Users/bob/Library/Logs/Paddock/default/service.log"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plist, "<key>UserName</key>") {
+		t.Errorf("a LaunchAgent names a user:\n%s", plist)
+	}
+	for _, w := range []string{"<string>--listen</string>\n\t\t<string>tcp://127.0.0.1:47610</string>",
+		"<key>ExitTimeOut</key>\n\t<integer>120</integer>", "<key>AbandonProcessGroup</key>\n\t<true/>",
+		"<key>ThrottleInterval</key>\n\t<integer>2</integer>",
+		"<key>StandardErrorPath</key>\n\t<string>/Users/bob/Library/Logs/Paddock/default/service.log</string>"} {
+		if !strings.Contains(plist, w) {
+			t.Errorf("the LaunchAgent lacks %q:\n%s", w, plist)
+		}
+	}
+	if _, err := LaunchdPlist("x", Spec{Scope: System, Executable: "/usr/local/bin/paddock"}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("a LaunchDaemon without a user: err = %v, want ErrInvalid", err)
+	}
+}

@@ -23,7 +23,8 @@ func Run(instance string, daemon Daemon) error {
 	return daemon(ctx)
 }
 
-// OwnLog reports whether the daemon must write its log to a file itself;
-// on Unix the service manager keeps its output (the journal, or the file
-// the launchd job names).
-func OwnLog() bool { return false }
+// OwnLog reports whether the daemon must write its log to a file itself:
+// as a launchd job, whose plist may name no output file (the packaged
+// LaunchAgent cannot name a file in each user's home). systemd keeps the
+// output in the journal.
+func OwnLog() bool { return launchdJob(os.Getenv("XPC_SERVICE_NAME")) }

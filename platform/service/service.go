@@ -103,17 +103,17 @@ func (s *Service) notInstalled() error {
 // manager keeps from earlier starts is forgotten first, so that a manual
 // start is never refused for the failures before it.
 func (s *Service) Start() error {
-	return s.control("start", func() error { s.forgetFailures(); return s.k.Start() })
+	return s.control("start", func() error { s.forgetFailures(); return s.startJob() })
 }
 
 // Stop stops the service and returns when the daemon has exited (on macOS:
 // unloads the job; launchd sends the daemon SIGTERM).
-func (s *Service) Stop() error { return s.control("stop", s.k.Stop) }
+func (s *Service) Stop() error { return s.control("stop", s.stopJob) }
 
 // Restart stops the service if it runs and starts it, forgetting earlier
 // failures as Start does.
 func (s *Service) Restart() error {
-	return s.control("restart", func() error { s.forgetFailures(); return s.k.Restart() })
+	return s.control("restart", func() error { s.forgetFailures(); return s.restartJob() })
 }
 
 // Packaged reports whether the service is an instance of a unit that the

@@ -18,11 +18,13 @@ import (
 )
 
 // On macOS the service is a launchd job: a LaunchAgent for the user scope,
-// a LaunchDaemon for the system scope. kardianos loads, unloads and asks
-// launchd about it; this file writes the plist itself, because kardianos
-// refuses to overwrite one and writes it in place.
+// a LaunchDaemon for the system scope. kardianos asks launchd about it;
+// this file writes the plist itself, because kardianos refuses to
+// overwrite one and writes it in place, and starts and stops the job with
+// launchctl bootstrap and bootout, where kardianos uses the deprecated
+// load and unload (kept for macOS before 10.10).
 
-const baseName = "dev.paddock.paddock"
+const baseName = launchdLabelPrefix
 
 // checkSystem accepts launchd, which kardianos always picks on macOS.
 func checkSystem() error { return nil }
@@ -59,7 +61,13 @@ func (s *Service) Install() (Result, error) {
 		return res, err
 	}
 	if s.spec.LogFile != "" {
-		if err := os.MkdirAll(filepath.Dir(s.spec.LogFile), 0o755); err != nil {
+		// A LaunchDaemon's log directory belongs to the user it runs as,
+		// though root installs it.
+		owner := ""
+		if s.spec.Scope == System {
+			owner = s.spec.UserName
+		}
+		if err := mkdirAllOwned(filepath.Dir(s.spec.LogFile), owner); err != nil {
 			return res, err
 		}
 	}
@@ -159,4 +167,40 @@ func PackagedInstances() ([]string, error) { return nil, nil }
 // NewPackaged is not available on macOS.
 func NewPackaged(user string) (*Service, error) {
 	return nil, errors.New("no packaged service instances on macOS")
+}
+
+// startJob bootstraps the job into its domain.
+func (s *Service) startJob() error { return s.launchctl("start") }
+
+// stopJob boots the job out of its domain; launchd sends the daemon
+// SIGTERM and waits for it to exit.
+func (s *Service) stopJob() error { return s.launchctl("stop") }
+
+// restartJob stops the job if it runs and starts it again.
+func (s *Service) restartJob() error {
+	st, err := s.Status()
+	if err != nil {
+		return err
+	}
+	if st.Active() {
+		if err := s.stopJob(); err != nil {
+			return err
+		}
+	}
+	return s.startJob()
+}
+
+// launchctl runs the launchctl command of action for the job.
+func (s *Service) launchctl(action string) error {
+	path, err := s.DefinitionPath()
+	if err != nil {
+		return err
+	}
+	version, _ := runTool("sw_vers", "-productVersion")
+	args, err := launchctlArgs(action, s.spec.Scope, os.Getuid(), s.name, path, legacyLaunchctl(version))
+	if err != nil {
+		return err
+	}
+	_, err = runTool("launchctl", args...)
+	return err
 }

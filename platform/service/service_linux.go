@@ -355,3 +355,8 @@ func lingering(name string) bool {
 	_, err := os.Stat(filepath.Join("/var/lib/systemd/linger", name))
 	return err == nil
 }
+
+// startJob, stopJob and restartJob are kardianos's control actions.
+func (s *Service) startJob() error   { return s.k.Start() }
+func (s *Service) stopJob() error    { return s.k.Stop() }
+func (s *Service) restartJob() error { return s.k.Restart() }

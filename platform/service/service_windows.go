@@ -230,3 +230,8 @@ func PackagedInstances() ([]string, error) { return nil, nil }
 func NewPackaged(user string) (*Service, error) {
 	return nil, errors.New("no packaged service instances on Windows")
 }
+
+// startJob, stopJob and restartJob are kardianos's control actions.
+func (s *Service) startJob() error   { return s.k.Start() }
+func (s *Service) stopJob() error    { return s.k.Stop() }
+func (s *Service) restartJob() error { return s.k.Restart() }
