@@ -291,7 +291,7 @@ func TestEngineSwitchMovesTheVMToANewTemplateAndDropsTheOld(t *testing.T) {
 	old := e.getVM().Spec.TemplateRef
 
 	a = e.patchApp(`{"spec":{"containerEngine":{"name":"containerd"}}}`)
-	a = e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, app.ReasonRunning)
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, app.ReasonRunning)
 	if !strings.Contains(e.template(), "engine: containerd") {
 		t.Fatalf("the machine runs:\n%s", e.template())
 	}
@@ -434,7 +434,7 @@ func TestAVMDeletedByAnotherPathIsLetGoAndMadeAnew(t *testing.T) {
 func TestMirroredConditionsFollowTheVMAndVanishWithIt(t *testing.T) {
 	e := start(t, false) // the VM's status is written by hand here
 	e.engine.set(true)
-	a := e.createApp(resource.AppSpec{Running: false, CPUs: 1, Memory: "1GiB"})
+	e.createApp(resource.AppSpec{Running: false, CPUs: 1, Memory: "1GiB"})
 	e.waitApp("the VM", func(*resource.App) bool { _, err := e.st.Get(e.ctx, vmKey); return err == nil })
 	// The VM's generation moves apart from the App's.
 	if _, err := e.st.Patch(e.ctx, vmKey, []byte(`{"spec":{"params":{"mounts":[]}}}`), false); err != nil {
@@ -449,7 +449,7 @@ func TestMirroredConditionsFollowTheVMAndVanishWithIt(t *testing.T) {
 	if _, err := e.st.UpdateStatus(e.ctx, v); err != nil {
 		t.Fatal(err)
 	}
-	a = e.waitApp("Running mirrored", func(a *resource.App) bool {
+	a := e.waitApp("Running mirrored", func(a *resource.App) bool {
 		return cond(a.Status.Conditions, resource.AppRunning).Reason == resource.ReasonStopped
 	})
 	for _, typ := range []string{resource.AppCreated, resource.AppRunning} {

@@ -145,7 +145,7 @@ func (d *Driver) Delete(ctx context.Context, name string) error {
 	if err := d.init(); err != nil {
 		return err
 	}
-	inst, err := store.Inspect(name)
+	_, err := store.Inspect(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -154,7 +154,8 @@ func (d *Driver) Delete(ctx context.Context, name string) error {
 		if err := d.Stop(ctx, name, 0); err != nil {
 			return err
 		}
-		if inst, err = store.Inspect(name); err != nil {
+		inst, err := store.Inspect(name)
+		if err != nil {
 			return err
 		}
 		if err := instance.Delete(ctx, inst, true); err != nil {

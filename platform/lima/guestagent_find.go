@@ -41,7 +41,7 @@ func (d *Driver) findGuestAgent(inst *store.Instance) (string, error) {
 			tried = append(tried, path)
 		}
 	}
-	return "", fmt.Errorf("Lima's guest agent %s is missing: Paddock's packages install it in "+
+	return "", fmt.Errorf("the Lima guest agent %s is missing: Paddock's packages install it in "+
 		"<prefix>/lib/paddock beside <prefix>/bin/paddock; for a paddock built from source, "+
 		"build it beside the binary with 'go run ./platform/lima/build-guestagent -o DIR' (looked in Lima's "+
 		"places beside the binary and in %v)", name, tried)
