@@ -76,16 +76,3 @@ func lastLines(data []byte, n int) []byte {
 	}
 	return data[end+1:]
 }
-
-// recentFileLines returns the last lines lines of the file at path, or ""
-// when it cannot be read.
-func recentFileLines(path string, lines int) string {
-	if path == "" {
-		return ""
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	return string(lastLines(data, lines))
-}
