@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/gofrs/flock"
 
@@ -46,6 +47,27 @@ type Roots struct {
 	Data  string // service directories: database, token, lock and pid files
 	Log   string // log directories
 	Short string // base of the short directory: socket paths are length-limited
+	// MaxSocketPath is the longest socket path, in bytes without the
+	// terminating NUL, that the OS accepts (103 on macOS); 0 checks none.
+	MaxSocketPath int
+}
+
+// MachineNameRoom is how long (in bytes) a VM machine's name may be within
+// every instance's socket path limit: Lima keeps each machine's sockets in
+// LimaHome/NAME and refuses, when it creates one, a name that is too long.
+const MachineNameRoom = 16
+
+// longestSocketName is the longest socket name in a Lima machine's
+// directory: Lima's filenames.LongestSock, ssh's control socket "ssh.sock"
+// with the 16 random bytes ssh appends while it creates it. The sockets in
+// the short directory itself (paddock.sock, docker.sock, containerd.sock)
+// are shorter than "lima/" and a machine's directory and this name.
+const longestSocketName = "ssh.sock.1234567890123456"
+
+// LongestSocket is the longest socket path the instance can produce: Lima's
+// ssh control socket of a machine whose name has MachineNameRoom bytes.
+func (p Paths) LongestSocket() string {
+	return filepath.Join(p.LimaHome, strings.Repeat("m", MachineNameRoom), longestSocketName)
 }
 
 // Paths are everything host-wide that belongs to one instance.
@@ -72,18 +94,13 @@ func Resolve(roots Roots, name string) (Paths, error) {
 	if err := ValidateName(name); err != nil {
 		return Paths{}, err
 	}
-	index, err := assignIndex(roots.Data, name)
-	if err != nil {
-		return Paths{}, err
-	}
 	short := filepath.Join(roots.Short, ".paddock")
 	if name != Default {
 		short += "-" + name
 	}
 	dir := filepath.Join(roots.Data, name)
-	return Paths{
+	p := Paths{
 		Instance: name,
-		Index:    index,
 		Dir:      dir,
 		ShortDir: short,
 		LogDir:   filepath.Join(roots.Log, name),
@@ -93,8 +110,37 @@ func Resolve(roots Roots, name string) (Paths, error) {
 		PIDFile:  filepath.Join(dir, "paddock.pid"),
 		LockFile: filepath.Join(dir, "paddock.lock"),
 		Token:    filepath.Join(dir, "token"),
-		APIPort:  basePort + index*portsPerInstance,
-	}, nil
+	}
+	// Checked before the name takes an index for good.
+	if err := checkSocketLength(roots, p); err != nil {
+		return Paths{}, err
+	}
+	index, err := assignIndex(roots.Data, name)
+	if err != nil {
+		return Paths{}, err
+	}
+	p.Index, p.APIPort = index, basePort+index*portsPerInstance
+	return p, nil
+}
+
+// checkSocketLength refuses an instance whose longest socket path is
+// longer than the OS accepts, saying how long a name would fit.
+func checkSocketLength(roots Roots, p Paths) error {
+	longest := p.LongestSocket()
+	if roots.MaxSocketPath <= 0 || len(longest) <= roots.MaxSocketPath {
+		return nil
+	}
+	// A name other than default adds "-NAME" to the short directory.
+	room := roots.MaxSocketPath - (len(longest) - len(p.Instance))
+	if p.Instance == Default {
+		room = roots.MaxSocketPath - len(longest) - len("-")
+	}
+	msg := fmt.Sprintf("instance %q: its socket paths would be too long: %s is %d bytes, and this OS takes at most %d",
+		p.Instance, longest, len(longest), roots.MaxSocketPath)
+	if room < 1 {
+		return fmt.Errorf("%s even with a one-letter instance name: the directory %s is too long for sockets", msg, roots.Short)
+	}
+	return fmt.Errorf("%s: use an instance name of at most %d characters here", msg, room)
 }
 
 // MkdirAll creates the instance's directories, private to the user: the
