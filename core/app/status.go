@@ -200,6 +200,8 @@ func settled(app *resource.App, vm *resource.VM, fresh bool, engine engineState,
 		return true, ReasonStopped, "the VM is stopped"
 	}
 	switch {
+	case running.Reason == resource.ReasonStopped:
+		return false, ReasonReconciling, "the VM is to start"
 	case running.Status != metav1.ConditionTrue:
 		return false, running.Reason, running.Message
 	case !fresh:

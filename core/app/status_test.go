@@ -62,6 +62,7 @@ func TestSettledBranches(t *testing.T) {
 		{"not created yet", running, vmWith(1, c(resource.VMCreated, false, resource.ReasonPending, 1), nil), false, engineState{}, nil, false, resource.ReasonPending},
 		{"no Running yet", running, vmWith(2, created, nil), false, engineState{}, nil, false, ReasonReconciling},
 		{"Running for an older generation", running, vmWith(3, c(resource.VMCreated, true, resource.ReasonCreated, 3), c(resource.VMRunning, true, resource.ReasonStarted, 2)), true, answered, nil, false, ReasonReconciling},
+		{"stopped, to start", running, down, true, engineState{}, nil, false, ReasonReconciling},
 		{"starting", running, vmWith(2, created, c(resource.VMRunning, false, resource.ReasonStarting, 2)), true, engineState{}, nil, false, resource.ReasonStarting},
 		{"an older template runs", running, up, false, answered, nil, false, ReasonRestarting},
 		{"the engine does not answer", running, up, true, silent, nil, false, ReasonConnecting},
