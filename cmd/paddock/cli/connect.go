@@ -58,7 +58,7 @@ func (c *cli) autostart() (*client.Autostart, error) {
 	}
 	return &client.Autostart{
 		Command: []string{exe, "serve", "--instance", c.instance, "--log-level", c.logLevel},
-		LogPath: filepath.Join(p.LogDir, "paddock.log"),
+		LogPath: filepath.Join(p.LogDir, autostartLogName),
 		PIDFile: p.PIDFile,
 	}, nil
 }

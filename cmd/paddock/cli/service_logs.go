@@ -35,7 +35,7 @@ and Windows. With -f, keep printing new lines until interrupted.`,
 			}
 			if !st.Installed() {
 				return fmt.Errorf("%s service %s is not installed, so it has no log; the log of a daemon that a command started is in %s",
-					svc.Scope(), svc.Name(), filepath.Join(mustLogDir(c), "paddock.log"))
+					svc.Scope(), svc.Name(), filepath.Join(instanceLogDir(c), autostartLogName))
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -54,8 +54,13 @@ func logFile(paths map[string]string) string {
 	return filepath.Join(paths["log_dir"], logFileName)
 }
 
-// mustLogDir is the instance's log directory, or a placeholder naming it.
-func mustLogDir(c *cli) string {
+// autostartLogName is the file in the instance's log directory that
+// receives the output of a daemon that a command started.
+const autostartLogName = "paddock.log"
+
+// instanceLogDir is the instance's log directory, or words naming it when
+// its paths cannot be resolved.
+func instanceLogDir(c *cli) string {
 	p, err := c.Paths()
 	if err != nil {
 		return "the instance's log directory"
