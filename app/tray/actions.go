@@ -3,7 +3,6 @@ package tray
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"fyne.io/fyne/v2"
 
@@ -69,14 +68,9 @@ func (t *Tray) openShell() error {
 	return nil
 }
 
-// dockerHost is the App's Docker socket as DOCKER_HOST names it.
-func (t *Tray) dockerHost() string {
-	return "unix://" + filepath.ToSlash(filepath.Join(t.opts.Paths.ShortDir, "docker.sock"))
-}
-
-// copyDockerContext puts the docker command line that reaches the App's
-// engine on the clipboard.
+// copyDockerContext puts the command that makes the App's docker context
+// the current one on the clipboard.
 func (t *Tray) copyDockerContext() {
-	text := "docker context create paddock-" + t.opts.Instance + " --docker host=" + t.dockerHost()
+	text := "docker context use " + t.opts.DockerContext
 	fyne.Do(func() { t.app.Clipboard().SetContent(text) })
 }

@@ -28,6 +28,8 @@ type Options struct {
 	// Instance and Executable make the command line of Open Shell.
 	Instance   string
 	Executable string
+	// DockerContext names the docker context of the App's engine.
+	DockerContext string
 	// StartDaemon starts the instance's daemon: the installed service if
 	// there is one, else a detached `paddock serve`.
 	StartDaemon func(context.Context) error

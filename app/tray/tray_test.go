@@ -69,9 +69,10 @@ func newFixture(t *testing.T) *fixture {
 	h := &recordingHost{}
 	ctx, cancel := context.WithCancel(context.Background())
 	tr := newTray(ctx, a, h, Options{
-		Client: d.Client(),
-		Paths:  instance.Paths{Socket: d.Socket, LogDir: t.TempDir()},
-		Log:    slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Client:        d.Client(),
+		Paths:         instance.Paths{Socket: d.Socket, LogDir: t.TempDir()},
+		DockerContext: "paddock",
+		Log:           slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	done := make(chan struct{})
 	go func() { tr.follow(); close(done) }()
@@ -179,6 +180,13 @@ func TestStartFromTheMenu(t *testing.T) {
 	}
 	if f.host.icon != icon.For(menu.IconRunning) {
 		t.Errorf("icon %v, want the running one", f.host.icon.Name())
+	}
+	item(m, menu.LabelCopyContext).Action()
+	for i := 0; i < 500 && f.app.Clipboard().Content() == ""; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := f.app.Clipboard().Content(); got != "docker context use paddock" {
+		t.Errorf("clipboard %q after Copy Docker Context", got)
 	}
 
 	item(m, menu.LabelStop).Action()

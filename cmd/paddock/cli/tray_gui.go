@@ -31,10 +31,11 @@ func (c *cli) runTray(cmd *cobra.Command) error {
 	}
 	cl := client.NewUnix(p.Socket)
 	return tray.Run(tray.Options{
-		Client:     cl,
-		Paths:      p,
-		Instance:   c.instance,
-		Executable: exe,
+		Client:        cl,
+		Paths:         p,
+		Instance:      c.instance,
+		Executable:    exe,
+		DockerContext: dockerContextName(p),
 		StartDaemon: func(ctx context.Context) error {
 			return c.startDaemonFor(ctx, cmd, cl)
 		},
