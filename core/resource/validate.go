@@ -113,6 +113,9 @@ func validateSize(field, value string, min, max int64, maxName string) []FieldEr
 	if err != nil {
 		return []FieldError{{field, fmt.Sprintf("%q is not a size: write it like 4GiB or 512MiB", value)}}
 	}
+	if n < 0 || (n == 0 && strings.ContainsAny(value, "123456789")) {
+		return []FieldError{{field, fmt.Sprintf("%q is too large to be a size", value)}}
+	}
 	if n < min {
 		return []FieldError{{field, fmt.Sprintf("must be at least %s", units.BytesSize(float64(min)))}}
 	}

@@ -118,3 +118,32 @@ func TestReasonForStatusInvertsHTTPStatus(t *testing.T) {
 		t.Errorf("an unknown status gives %s", got)
 	}
 }
+
+func TestVMParamsAreRangeChecked(t *testing.T) {
+	vm := func(params map[string]any) *VM {
+		return &VM{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: "VM"}, Metadata: ObjectMeta{Name: "dev", Namespace: "default"},
+			Spec: VMSpec{TemplateRef: "t", Params: params}}
+	}
+	for _, c := range []struct {
+		params map[string]any
+		field  string // "" when valid
+	}{
+		{map[string]any{"cpus": float64(1), "memory": "512MiB", "disk": "8GiB"}, ""},
+		{map[string]any{"cpus": float64(-1)}, "spec.params.cpus"},
+		{map[string]any{"cpus": 1.5}, "spec.params.cpus"},
+		{map[string]any{"cpus": 1e300}, "spec.params.cpus"},
+		{map[string]any{"cpus": "2"}, "spec.params.cpus"},
+		{map[string]any{"memory": "99999999999999999999GiB"}, "spec.params.memory"},
+		{map[string]any{"disk": "99999999999999999999GiB"}, "spec.params.disk"},
+		{map[string]any{"memory": float64(4)}, "spec.params.memory"},
+	} {
+		err := DefaultAndValidate(KindVM, vm(c.params), nil)
+		var e *Error
+		switch {
+		case c.field == "" && err != nil:
+			t.Errorf("%v: %v", c.params, err)
+		case c.field != "" && (!errors.As(err, &e) || len(e.Fields) == 0 || e.Fields[0].Field != c.field):
+			t.Errorf("%v: got %v, want an error naming %s", c.params, err, c.field)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package resource
 
 import (
+	"math"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -87,8 +89,58 @@ var KindVM = &Kind{
 		} else {
 			errs = append(errs, validateDNSSubdomain("spec.templateRef", v.Spec.TemplateRef)...)
 		}
-		return errs
+		return append(errs, validateVMParams(v.Spec.Params)...)
 	},
 }
 
 func init() { register(KindVM) }
+
+// Bounds of a VM's sizes below the host's.
+const (
+	minVMMemory = 128 << 20
+	minVMDisk   = 512 << 20
+)
+
+// validateVMParams checks the params Paddock knows: cpus (a whole number,
+// at least 1), memory (a size no larger than the host's memory) and disk
+// (a size). The driver checks the rest in the rendered template.
+func validateVMParams(params map[string]any) []FieldError {
+	var errs []FieldError
+	if v, ok := params["cpus"]; ok && v != nil {
+		n, isNumber := number(v)
+		if !isNumber || n != math.Trunc(n) || n < 1 || n > math.MaxInt32 {
+			errs = append(errs, FieldError{"spec.params.cpus", "must be a whole number, at least 1"})
+		}
+	}
+	for _, size := range []struct {
+		name      string
+		min, max  int64
+		limitName string
+	}{{"memory", minVMMemory, hostMemory(), "the host's memory"}, {"disk", minVMDisk, 0, ""}} {
+		v, ok := params[size.name]
+		if !ok || v == nil {
+			continue
+		}
+		field := "spec.params." + size.name
+		if s, isString := v.(string); isString {
+			errs = append(errs, validateSize(field, s, size.min, size.max, size.limitName)...)
+		} else {
+			errs = append(errs, FieldError{field, "must be a size such as 4GiB"})
+		}
+	}
+	return errs
+}
+
+// number returns v as a float64 when it is a number: float64 as JSON
+// decodes it, or an integer as Go code sets it.
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	}
+	return 0, false
+}
