@@ -47,7 +47,7 @@ type engineState struct {
 // generation, else nil.
 func current(vm *resource.VM, t string) *metav1.Condition {
 	c := meta.FindStatusCondition(vm.Status.Conditions, t)
-	if c == nil || c.ObservedGeneration < vm.Metadata.Generation {
+	if c == nil || !resource.ConditionCurrent(c, vm.Metadata.Generation) {
 		return nil
 	}
 	return c

@@ -42,7 +42,7 @@ func newAppStatusCmd(c *cli) *cobra.Command {
 				if cond.Message != "" {
 					s += ": " + cond.Message
 				}
-				if cond.ObservedGeneration < a.Metadata.Generation {
+				if !resource.ConditionCurrent(cond, a.Metadata.Generation) {
 					s += " [for an older change]"
 				}
 				return s
