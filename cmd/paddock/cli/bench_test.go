@@ -278,3 +278,77 @@ func post(b *testing.B, c *http.Client, url, body string) {
 		b.Fatalf("POST %s: %s", url, resp.Status)
 	}
 }
+
+// BenchmarkWrites8Clients has eight clients merge-patch their own
+// ConfigMap as fast as the daemon answers, while a ninth GETs: it reports
+// the write rate, the writes' p99 and the GETs' p99 under that load.
+func BenchmarkWrites8Clients(b *testing.B) {
+	e := benchEnv(b)
+	socket := socketOf(b, e)
+	cmd, c := startServe(b, e, socket)
+	defer stopServe(cmd)
+	const clients = 8
+	for i := 0; i < clients; i++ {
+		post(b, c, cmPath, fmt.Sprintf(`{"apiVersion":"paddock.dev/v1alpha1","kind":"ConfigMap","metadata":{"name":"w%d"}}`, i))
+	}
+	var mu sync.Mutex
+	var writes, gets []time.Duration
+	stop := make(chan struct{})
+	getDone := make(chan struct{})
+	go func() {
+		defer close(getDone)
+		gc := unixClient(socket)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			t0 := time.Now()
+			resp, err := gc.Get(cmPath + "/w0")
+			if err != nil {
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			gets = append(gets, time.Since(t0))
+		}
+	}()
+	b.ResetTimer()
+	start := time.Now()
+	var wg sync.WaitGroup
+	per := max(b.N/clients, 1)
+	for i := 0; i < clients; i++ {
+		wg.Go(func() {
+			wc := unixClient(socket)
+			var local []time.Duration
+			for j := 0; j < per; j++ {
+				req, _ := http.NewRequest("PATCH", fmt.Sprintf("%s/w%d", cmPath, i), strings.NewReader(fmt.Sprintf(`{"data":{"j":"%d"}}`, j)))
+				req.Header.Set("Content-Type", "application/merge-patch+json")
+				t0 := time.Now()
+				resp, err := wc.Do(req)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				local = append(local, time.Since(t0))
+			}
+			mu.Lock()
+			writes = append(writes, local...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	close(stop)
+	<-getDone
+	b.ReportMetric(float64(len(writes))/elapsed.Seconds(), "writes/s")
+	reportPercentiles(b, writes)
+	if len(gets) > 0 {
+		sort.Slice(gets, func(i, j int) bool { return gets[i] < gets[j] })
+		b.ReportMetric(float64(gets[len(gets)*99/100].Microseconds())/1000, "GET-p99-ms")
+	}
+}
