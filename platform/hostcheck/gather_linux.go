@@ -8,7 +8,7 @@ import (
 	"runtime"
 	"slices"
 
-	"paddock.dev/paddock/platform/linux"
+	"paddock.dev/paddock/platform/qemu"
 )
 
 // Gather checks this Linux host.
@@ -27,13 +27,13 @@ func Gather(ctx context.Context, opts Options) Report {
 	} else {
 		kvm.Close()
 	}
-	f.AccelMode = os.Getenv(linux.EnvAccel)
-	if mode, err := linux.ParseAccel(f.AccelMode); err != nil {
+	f.AccelMode = os.Getenv(qemu.EnvAccel)
+	if mode, err := qemu.ParseAccel(f.AccelMode); err != nil {
 		f.AccelError = err.Error()
 	} else if f.QEMU.Path != "" {
 		// The probe the accelerator choice runs, fresh: its cached answer
 		// would hide a fix made since this boot.
-		accel, warning := linux.DecideAccel(mode, func() error { return linux.ProbeKVM(ctx, f.QEMU.Path) })
+		accel, warning := qemu.DecideAccel(mode, func() error { return qemu.ProbeKVM(ctx, f.QEMU.Path) })
 		f.AccelMode, f.Accel, f.AccelWarning = string(mode), string(accel), warning
 	}
 

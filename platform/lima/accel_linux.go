@@ -8,7 +8,7 @@ import (
 
 	"github.com/lima-vm/lima/pkg/limayaml"
 
-	"paddock.dev/paddock/platform/linux"
+	"paddock.dev/paddock/platform/qemu"
 )
 
 // resolveAccel decides how QEMU accelerates a guest of arch: the mode comes
@@ -16,23 +16,23 @@ import (
 // answer is cached under LimaHome) and falls back to TCG with a warning. A
 // guest of another architecture than the host's is always emulated.
 func (d *Driver) resolveAccel(ctx context.Context, arch limayaml.Arch) (string, error) {
-	qemu, err := linux.LookQEMU(arch)
+	system, err := qemu.Find(arch)
 	if err != nil {
 		return "", err
 	}
 	if !limayaml.IsNativeArch(arch) {
-		return string(linux.AccelTCG), nil
+		return string(qemu.AccelTCG), nil
 	}
 	mode := d.Accel
 	if mode == "" {
-		mode = os.Getenv(linux.EnvAccel)
+		mode = os.Getenv(qemu.EnvAccel)
 	}
-	m, err := linux.ParseAccel(mode)
+	m, err := qemu.ParseAccel(mode)
 	if err != nil {
 		return "", err
 	}
-	accel, warning := linux.DecideAccel(m, func() error {
-		return linux.ProbeKVMCached(ctx, qemu, filepath.Join(d.LimaHome, "_paddock", "kvm-probe.json"))
+	accel, warning := qemu.DecideAccel(m, func() error {
+		return qemu.ProbeKVMCached(ctx, system, filepath.Join(d.LimaHome, "_paddock", "kvm-probe.json"))
 	})
 	if warning != "" {
 		d.Logger.Warn(warning)
@@ -40,25 +40,23 @@ func (d *Driver) resolveAccel(ctx context.Context, arch limayaml.Arch) (string, 
 	return string(accel), nil
 }
 
-// useAccel prepares this host agent process so that Lima's QEMU driver
-// runs QEMU with accel. Lima v1.2.2 asks QEMU for KVM for every
-// native-architecture guest on Linux; for TCG, Lima is pointed (through
-// $QEMU_SYSTEM_<ARCH>) at a link to the paddock binary named
-// qemu-system-<arch>, which rewrites the arguments and execs the real QEMU.
-func useAccel(accel string, arch limayaml.Arch, executable, limaHome string) error {
-	if accel != string(linux.AccelTCG) || !limayaml.IsNativeArch(arch) {
-		return nil
+// qemuEnv returns the host agent's environment entries through which
+// Lima's QEMU driver runs QEMU with accel. Lima v1.2.2 asks QEMU for KVM
+// for every native-architecture guest on Linux; for TCG, Lima is pointed
+// (through $QEMU_SYSTEM_<ARCH>, which it reads from its environment) at a
+// link to the paddock binary named qemu-system-<arch>, the QEMU wrapper,
+// which rewrites the arguments and execs the real QEMU ($PADDOCK_QEMU_REAL).
+func (d *Driver) qemuEnv(accel string, arch limayaml.Arch) ([]string, error) {
+	if accel != string(qemu.AccelTCG) || !limayaml.IsNativeArch(arch) {
+		return nil, nil
 	}
-	real, err := linux.LookQEMU(arch)
+	real, err := qemu.Find(arch)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	link := filepath.Join(limaHome, "_paddock", "bin", "qemu-system-"+arch)
-	if err := linkExecutable(executable, link); err != nil {
-		return err
+	link := filepath.Join(d.LimaHome, "_paddock", "bin", "qemu-system-"+arch)
+	if err := linkExecutable(d.Executable, link); err != nil {
+		return nil, err
 	}
-	if err := os.Setenv("QEMU_SYSTEM_"+strings.ToUpper(arch), link); err != nil {
-		return err
-	}
-	return os.Setenv(linux.EnvRealQEMU, real)
+	return []string{"QEMU_SYSTEM_" + strings.ToUpper(arch) + "=" + link, qemu.EnvReal + "=" + real}, nil
 }

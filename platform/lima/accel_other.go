@@ -14,5 +14,5 @@ func (d *Driver) resolveAccel(context.Context, limayaml.Arch) (string, error) {
 	return "", nil
 }
 
-// useAccel has nothing to prepare off Linux.
-func useAccel(string, limayaml.Arch, string, string) error { return nil }
+// qemuEnv adds nothing off Linux: Lima runs QEMU as it is.
+func (d *Driver) qemuEnv(string, limayaml.Arch) ([]string, error) { return nil, nil }

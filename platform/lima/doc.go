@@ -14,9 +14,9 @@
 //     Uncommitted lists the markers a crash left, so that an instance that
 //     Lima has but the caller never recorded is found. Delete removes an
 //     instance and its marker.
-//   - Start launches `paddock hostagent NAME` (RunHostAgent) in a process
-//     group of its own, so that it outlives the daemon, and returns once it
-//     runs. WaitRunning and Watch follow its events; a failed start is a
+//   - Start launches `paddock hostagent NAME` (package hostagent) in a
+//     process group of its own, so that it outlives the daemon, and
+//     returns once it runs. WaitRunning and Watch follow its events; a failed start is a
 //     *StartError carrying the last errors the host agent logged, or the
 //     guest's last console lines when its kernel panicked or the guest
 //     image's lima-init failed (both of which Lima itself would wait out
@@ -30,17 +30,16 @@
 //     its files are; Inspect is the part the controller uses. List and
 //     Running find instances and host agents that outlived a daemon.
 //
-// RunHostAgent is Lima's host agent inside the paddock binary. On Linux it
-// also picks QEMU's accelerator (PADDOCK_QEMU_ACCEL: auto, kvm or tcg; auto
-// probes whether KVM really runs a guest, see platform/linux) and, for TCG,
-// points Lima's QEMU driver at the paddock binary under the name
-// qemu-system-ARCH, which rewrites Lima's KVM arguments and execs the real
-// QEMU; it puts the paddock binary first on its PATH as ssh (ExecSSH), so
-// that Lima's 10-second SSH check passes as soon as the guest answers. It
-// works around Lima v1.2.2 losing the guest agent's socket forward on slow
-// boots, so that a start under TCG ends Running, not degraded. The paddock
-// binary dispatches on its invocation name to these helpers before any
-// command runs (cmd/paddock/cli/argv0_linux.go).
+// On Linux, Start also picks QEMU's accelerator (PADDOCK_QEMU_ACCEL: auto,
+// kvm or tcg; auto probes whether KVM really runs a guest, see
+// platform/qemu), records it for Describe, and prepares the host agent's
+// environment: for TCG, Lima's QEMU driver is pointed at the paddock
+// binary under the name qemu-system-ARCH (the QEMU wrapper, in
+// platform/qemu), which rewrites Lima's KVM arguments and execs the real
+// QEMU; and the paddock binary comes first on its PATH as ssh (ExecSSH),
+// so that Lima's 10-second SSH check passes as soon as the guest answers.
+// The paddock binary dispatches on its invocation name to these helpers
+// before any command runs (cmd/paddock/cli/argv0_linux.go).
 //
 // EnsureUserKey creates Lima's SSH user key crash-safely; RouteLogrus sends
 // Lima's logrus output to log/slog. BuildGuestAgent (and the

@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/lima-vm/lima/pkg/instance"
-	"github.com/lima-vm/lima/pkg/store"
+	limainstance "github.com/lima-vm/lima/pkg/instance"
+	limastore "github.com/lima-vm/lima/pkg/store"
 
 	"paddock.dev/paddock/core/vm"
 )
@@ -20,9 +20,13 @@ import (
 const EnvLimaHome = "LIMA_HOME"
 
 // Driver drives the Lima instances under one LIMA_HOME. Lima's library
-// reads LIMA_HOME from the environment, so the first use of a Driver sets
-// it for the whole process, and a process can use Drivers of one LimaHome
-// only. A Driver must not be copied after first use.
+// reads LIMA_HOME from the process's environment on every call
+// (pkg/store/dirnames.LimaDir) and has no other way to be told, so the
+// first use of a Driver sets it for the whole process, once, and a process
+// can use Drivers of one LimaHome only. The host agents it starts get
+// their Lima home, and whatever else Lima reads from the environment, in
+// their own environment (hostAgentEnv). A Driver must not be copied after
+// first use.
 type Driver struct {
 	// LimaHome is Lima's home directory; keep it short, since Lima puts
 	// sockets in it and socket paths are limited to about 100 bytes.
@@ -33,8 +37,8 @@ type Driver struct {
 	Executable string
 	// Logger receives the driver's log and Lima's; nil means slog.Default().
 	Logger *slog.Logger
-	// Accel is how QEMU accelerates guests: "auto" (the default), "kvm" or
-	// "tcg". See EnvAccel.
+	// Accel is how QEMU accelerates guests: "auto", "kvm" or "tcg"; empty
+	// takes $PADDOCK_QEMU_ACCEL, auto when unset (see platform/qemu).
 	Accel string
 
 	once    sync.Once
@@ -55,8 +59,8 @@ var (
 	limaHomeSet string
 )
 
-// init sets LIMA_HOME for the process, routes Lima's logs to the logger
-// and makes sure the user's SSH key exists; it runs once per Driver.
+// init sets LIMA_HOME for the process and routes Lima's logs to the
+// logger; it runs once per Driver.
 func (d *Driver) init() error {
 	d.once.Do(func() {
 		if d.Logger == nil {
@@ -94,7 +98,7 @@ func (d *Driver) List() ([]string, error) {
 	if err := d.init(); err != nil {
 		return nil, err
 	}
-	return store.Instances()
+	return limastore.Instances()
 }
 
 // Create creates the instance name from templateYAML: validates it (a
@@ -108,13 +112,13 @@ func (d *Driver) Create(ctx context.Context, name string, templateYAML []byte) e
 	if err := d.init(); err != nil {
 		return err
 	}
-	if err := store.ValidateInstName(name); err != nil {
+	if err := limastore.ValidateInstName(name); err != nil {
 		return &ValidationError{Problems: []Problem{{Field: "name", Message: err.Error()}}}
 	}
 	if _, err := d.load(name, templateYAML); err != nil {
 		return err
 	}
-	dir, err := store.InstanceDir(name)
+	dir, err := limastore.InstanceDir(name)
 	if err != nil {
 		return err
 	}
@@ -129,7 +133,7 @@ func (d *Driver) Create(ctx context.Context, name string, templateYAML []byte) e
 	if err := d.markPending(name); err != nil {
 		return err
 	}
-	if _, err := instance.Create(ctx, name, templateYAML, false); err != nil {
+	if _, err := limainstance.Create(ctx, name, templateYAML, false); err != nil {
 		if rmErr := os.RemoveAll(dir); rmErr != nil {
 			return errors.Join(fmt.Errorf("create instance %s: %w", name, err), fmt.Errorf("remove what was created: %w", rmErr))
 		}
@@ -145,7 +149,7 @@ func (d *Driver) Delete(ctx context.Context, name string) error {
 	if err := d.init(); err != nil {
 		return err
 	}
-	_, err := store.Inspect(name)
+	_, err := limastore.Inspect(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -154,11 +158,11 @@ func (d *Driver) Delete(ctx context.Context, name string) error {
 		if err := d.Stop(ctx, name, 0); err != nil {
 			return err
 		}
-		inst, err := store.Inspect(name)
+		inst, err := limastore.Inspect(name)
 		if err != nil {
 			return err
 		}
-		if err := instance.Delete(ctx, inst, true); err != nil {
+		if err := limainstance.Delete(ctx, inst, true); err != nil {
 			return fmt.Errorf("delete instance %s: %w", name, err)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/lima-vm/lima/pkg/store"
+	limastore "github.com/lima-vm/lima/pkg/store"
 	"github.com/lima-vm/lima/pkg/usrlocalsharelima"
 )
 
@@ -21,7 +21,7 @@ var packagedGuestAgentDirs = []string{"../lib/paddock", "../libexec/paddock"}
 // packages install it (../lib/paddock, ../libexec/paddock). A missing one
 // fails here with where it belongs, before Lima's own error would suggest
 // a package of Lima's.
-func (d *Driver) findGuestAgent(inst *store.Instance) (string, error) {
+func (d *Driver) findGuestAgent(inst *limastore.Instance) (string, error) {
 	if *inst.Config.Plain {
 		return "", nil
 	}
@@ -66,7 +66,7 @@ func guestAgentDirs(exe string) []string {
 // withoutGuestAgent returns a copy of inst whose configuration asks for
 // no guest agent, for Lima's Prepare, which otherwise looks for one only
 // in Lima's own places; nothing else Prepare does depends on it.
-func withoutGuestAgent(inst *store.Instance) *store.Instance {
+func withoutGuestAgent(inst *limastore.Instance) *limastore.Instance {
 	cp := *inst
 	cfg := *inst.Config
 	plain := true

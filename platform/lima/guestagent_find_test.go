@@ -7,12 +7,12 @@ import (
 	"testing"
 
 	"github.com/lima-vm/lima/pkg/limayaml"
-	"github.com/lima-vm/lima/pkg/store"
+	limastore "github.com/lima-vm/lima/pkg/store"
 )
 
-func guestInstance(plain bool) *store.Instance {
+func guestInstance(plain bool) *limastore.Instance {
 	osName, arch := limayaml.LINUX, limayaml.X8664
-	return &store.Instance{Config: &limayaml.LimaYAML{OS: &osName, Arch: &arch, Plain: &plain}}
+	return &limastore.Instance{Config: &limayaml.LimaYAML{OS: &osName, Arch: &arch, Plain: &plain}}
 }
 
 // The packages put the guest agent in <prefix>/lib/paddock beside

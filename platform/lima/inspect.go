@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/lima-vm/lima/pkg/limayaml"
-	"github.com/lima-vm/lima/pkg/store"
+	limastore "github.com/lima-vm/lima/pkg/store"
 	"github.com/lima-vm/lima/pkg/store/filenames"
 
 	"paddock.dev/paddock/core/vm"
@@ -73,9 +73,9 @@ func (d *Driver) Describe(name string) (Instance, error) {
 	if err := d.init(); err != nil {
 		return Instance{}, err
 	}
-	inst, err := store.Inspect(name)
+	inst, err := limastore.Inspect(name)
 	if errors.Is(err, fs.ErrNotExist) {
-		dir, dirErr := store.InstanceDir(name)
+		dir, dirErr := limastore.InstanceDir(name)
 		return Instance{Name: name, Dir: dir}, dirErr
 	}
 	if err != nil {
@@ -123,8 +123,8 @@ func (d *Driver) existing(name string) (Instance, error) {
 
 // inspectConfig is Lima's store.Inspect for an instance whose lima.yaml must
 // be readable.
-func inspectConfig(name string) (*store.Instance, error) {
-	inst, err := store.Inspect(name)
+func inspectConfig(name string) (*limastore.Instance, error) {
+	inst, err := limastore.Inspect(name)
 	if err != nil {
 		return nil, err
 	}

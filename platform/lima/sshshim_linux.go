@@ -2,7 +2,6 @@ package lima
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -33,11 +32,11 @@ func IsSSHShimName(argv0 string) bool {
 	return filepath.Base(argv0) == "ssh"
 }
 
-// ExecSSH is the ssh shim that the host agent puts first on its PATH. Lima
-// v1.2.2's host agent checks that the guest's SSH server answers every 10
-// seconds, and when the guest boots in between, the next check is up to 10
-// seconds away (more, with TCP's back-off while the guest's network is not
-// up yet). When ssh is asked to connect to a port and no SSH control master
+// ExecSSH is the ssh shim that the driver puts first on a host agent's
+// PATH. Lima v1.2.2's host agent checks that the guest's SSH server
+// answers every 10 seconds, and when the guest boots in between, the next
+// check is up to 10 seconds away (more, with TCP's back-off while the
+// guest's network is not up yet). When ssh is asked to connect to a port and no SSH control master
 // serves the connection yet, the shim first waits until the port answers
 // with an SSH banner (for at most bannerWait), so that Lima's check passes
 // as soon as the guest's SSH server is up. Then it replaces itself with the
@@ -124,40 +123,17 @@ func waitForBanner(ctx context.Context, addr string) {
 	}
 }
 
-// installSSHShim puts the ssh shim first on this process's PATH, so that
-// Lima's host agent runs it for ssh.
-func installSSHShim(executable, limaHome string) error {
+// sshShimEnv returns the host agent's environment entries that put the ssh
+// shim first on its PATH, where Lima's host agent looks for ssh, and tell
+// the shim the real ssh.
+func (d *Driver) sshShimEnv() ([]string, error) {
 	real, err := exec.LookPath("ssh")
 	if err != nil {
-		return fmt.Errorf("ssh is not installed (on Debian and Ubuntu: apt-get install openssh-client): %w", err)
+		return nil, fmt.Errorf("ssh is not installed (on Debian and Ubuntu: apt-get install openssh-client): %w", err)
 	}
-	dir := filepath.Join(limaHome, "_paddock", "path")
-	if err := linkExecutable(executable, filepath.Join(dir, "ssh")); err != nil {
-		return err
+	dir := filepath.Join(d.LimaHome, "_paddock", "path")
+	if err := linkExecutable(d.Executable, filepath.Join(dir, "ssh")); err != nil {
+		return nil, err
 	}
-	if err := os.Setenv(EnvRealSSH, real); err != nil {
-		return err
-	}
-	return os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-}
-
-// linkExecutable makes link a symbolic link to executable. Host agents of
-// several instances may make the same link at once, so each makes it under
-// a name of its own and renames it into place.
-func linkExecutable(executable, link string) error {
-	if target, err := os.Readlink(link); err == nil && target == executable {
-		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(link), 0o700); err != nil {
-		return err
-	}
-	tmp := fmt.Sprintf("%s.tmp-%d", link, os.Getpid())
-	// A leftover of an earlier host agent that had this pid.
-	if err := os.Remove(tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	if err := os.Symlink(executable, tmp); err != nil {
-		return err
-	}
-	return os.Rename(tmp, link)
+	return []string{"PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH"), EnvRealSSH + "=" + real}, nil
 }

@@ -7,21 +7,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/lima-vm/lima/pkg/executil"
-	"github.com/lima-vm/lima/pkg/instance"
-	"github.com/lima-vm/lima/pkg/store"
+	limainstance "github.com/lima-vm/lima/pkg/instance"
+	"github.com/lima-vm/lima/pkg/limayaml"
+	limastore "github.com/lima-vm/lima/pkg/store"
 	"github.com/lima-vm/lima/pkg/store/filenames"
 
-	"paddock.dev/paddock/platform/linux"
+	"paddock.dev/paddock/core/atomicfile"
 )
-
-// envAccel passes the accelerator the driver chose to the host agent: the
-// variable through which users choose it (platform/linux is built on every
-// OS; off Linux the value is empty and Lima's driver chooses).
-const envAccel = linux.EnvAccel
 
 // pidFileTimeout bounds how long Start waits for a new host agent to write
 // its pid file.
@@ -64,18 +61,44 @@ func (d *Driver) Start(ctx context.Context, name string) error {
 	if err != nil {
 		return fmt.Errorf("instance %s: %w", name, err)
 	}
+	env, err := d.hostAgentEnv(accel, *inst.Config.Arch)
+	if err != nil {
+		return fmt.Errorf("instance %s: %w", name, err)
+	}
+	if err := atomicfile.WriteFile(filepath.Join(inst.Dir, accelFile), []byte(accel+"\n"), 0o644); err != nil {
+		return err
+	}
 	// Lima's Prepare looks for the guest agent only where Lima installs
 	// it; findGuestAgent has found it already, so Prepare does the rest
 	// on a copy of the instance that needs none.
-	if _, err := instance.Prepare(ctx, withoutGuestAgent(inst)); err != nil {
+	if _, err := limainstance.Prepare(ctx, withoutGuestAgent(inst)); err != nil {
 		return fmt.Errorf("instance %s: prepare: %w", name, err)
 	}
-	return d.launch(name, inst.Dir, guestAgent, accel)
+	d.Logger.Info("starting host agent", "instance", name, "accel", accel)
+	return d.launch(name, inst.Dir, guestAgent, env)
 }
 
-// launch runs the host agent with its output in the instance's log files
-// and waits for its pid file.
-func (d *Driver) launch(name, dir, guestAgent, accel string) error {
+// hostAgentEnv is the environment of a host agent that runs a guest of
+// arch with accel: this process's, with the settings through which Lima's
+// library, in the host agent, finds its home, QEMU and ssh. Lima reads
+// them from the environment (LIMA_HOME, QEMU_SYSTEM_<ARCH>, PATH), so they
+// are the host agent's own and change nothing in this process.
+func (d *Driver) hostAgentEnv(accel string, arch limayaml.Arch) ([]string, error) {
+	qemuEnv, err := d.qemuEnv(accel, arch)
+	if err != nil {
+		return nil, err
+	}
+	sshEnv, err := d.sshShimEnv()
+	if err != nil {
+		return nil, err
+	}
+	// exec.Cmd keeps the last of several values of a variable.
+	return slices.Concat(os.Environ(), []string{EnvLimaHome + "=" + d.LimaHome}, qemuEnv, sshEnv), nil
+}
+
+// launch runs the host agent with env and its output in the instance's log
+// files, and waits for its pid file.
+func (d *Driver) launch(name, dir, guestAgent string, env []string) error {
 	pidFile := filepath.Join(dir, filenames.HostAgentPID)
 	stdout, err := os.Create(filepath.Join(dir, filenames.HostAgentStdoutLog))
 	if err != nil {
@@ -94,8 +117,7 @@ func (d *Driver) launch(name, dir, guestAgent, accel string) error {
 	}
 	args = append(args, name)
 	cmd := exec.Command(d.Executable, args...)
-	// The host agent takes the accelerator as chosen here, without probing.
-	cmd.Env = append(os.Environ(), EnvLimaHome+"="+d.LimaHome, envAccel+"="+accel)
+	cmd.Env = env
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr
 	// Setpgid on Unix, CREATE_NEW_PROCESS_GROUP on Windows.
@@ -112,7 +134,7 @@ func (d *Driver) launch(name, dir, guestAgent, accel string) error {
 		cmd.Wait()
 		close(exited)
 	}()
-	d.Logger.Info("host agent started", "instance", name, "pid", pid, "accel", accel)
+	d.Logger.Info("host agent started", "instance", name, "pid", pid)
 
 	deadline := time.NewTimer(pidFileTimeout)
 	defer deadline.Stop()
@@ -142,7 +164,7 @@ func (d *Driver) clearLeftovers(state Instance) error {
 	if stale, err := hasRuntimeFiles(state.Dir); err != nil || !stale {
 		return err
 	}
-	inst, err := store.Inspect(state.Name)
+	inst, err := limastore.Inspect(state.Name)
 	if err != nil {
 		return err
 	}
@@ -155,7 +177,7 @@ func (d *Driver) clearLeftovers(state Instance) error {
 		inst.DriverPID = 0
 	}
 	d.Logger.Info("clearing what a dead host agent left", "instance", state.Name, "vmProcess", inst.DriverPID)
-	instance.StopForcibly(inst)
+	limainstance.StopForcibly(inst)
 	return d.waitGone(state.Name, pidGoneTimeout)
 }
 

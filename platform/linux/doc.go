@@ -1,5 +1,7 @@
-// Package linux holds what Paddock needs to know about a Linux host: its XDG
-// directories today, QEMU through Lima and systemd specifics as they arrive.
-// The package builds on every OS so that its pure logic is tested everywhere;
-// files that need Linux carry a build constraint.
+// Package linux holds what Paddock needs to know about a Linux host outside
+// its VMs: the XDG base directories an instance's paths derive from
+// (Roots). QEMU lives in platform/qemu, Lima in platform/lima, systemd
+// service definitions in platform/service; the guest test image is built
+// by platform/linux/guestimage and systemd is run for tests by
+// platform/linux/systemdtest.
 package linux

@@ -5,7 +5,7 @@ import (
 	"os"
 
 	"paddock.dev/paddock/platform/lima"
-	"paddock.dev/paddock/platform/linux"
+	"paddock.dev/paddock/platform/qemu"
 )
 
 // init turns this process into one of the helpers the host agent runs
@@ -13,7 +13,7 @@ import (
 // binary was started under such a link's name:
 //
 //   - qemu-system-*: the QEMU wrapper, which runs guests under TCG where
-//     Lima would ask for KVM (see platform/linux);
+//     Lima would ask for KVM (see platform/qemu);
 //   - ssh: the ssh shim, which waits for the guest's SSH server before
 //     running ssh (see platform/lima).
 //
@@ -22,8 +22,8 @@ import (
 func init() {
 	var err error
 	switch {
-	case linux.IsQEMUWrapperName(os.Args[0]):
-		err = linux.ExecQEMUForTCG(os.Args[1:])
+	case qemu.IsWrapperName(os.Args[0]):
+		err = qemu.ExecForTCG(os.Args[1:])
 	case lima.IsSSHShimName(os.Args[0]):
 		err = lima.ExecSSH(os.Args[1:])
 	default:

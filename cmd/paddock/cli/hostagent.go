@@ -4,14 +4,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddock.dev/paddock/core/logging"
-	"paddock.dev/paddock/platform/lima"
+	"paddock.dev/paddock/platform/lima/hostagent"
 )
 
 // newHostAgentCmd is `paddock hostagent NAME`, Lima's host agent for one VM,
-// which the daemon starts in a process group of its own. Its flags are the
-// ones Lima's instance.Start passes, so Lima's library can start it too.
+// which the daemon starts in a process group of its own (see
+// platform/lima/hostagent). Its flags are the ones Lima's instance.Start
+// passes its host agent program.
 func newHostAgentCmd(c *cli) *cobra.Command {
-	var o lima.HostAgentOptions
+	var o hostagent.Options
 	cmd := &cobra.Command{
 		Use:    "hostagent NAME",
 		Short:  "Run Lima's host agent for one VM (started by the daemon)",
@@ -26,7 +27,7 @@ func newHostAgentCmd(c *cli) *cobra.Command {
 			o.Level = level
 			o.Stdout = c.stdout
 			o.Stderr = c.stderr
-			return lima.RunHostAgent(cmd.Context(), o)
+			return hostagent.Run(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()

@@ -1,4 +1,4 @@
-package linux
+package qemu
 
 import (
 	"errors"
@@ -13,11 +13,11 @@ var debianPackages = map[string]string{
 	"qemu-img":            "qemu-utils",
 }
 
-// LookQEMU finds the QEMU programs a guest of arch (Lima's name: x86_64,
+// Find looks for the QEMU programs a guest of arch (Lima's name: x86_64,
 // aarch64) needs, qemu-system-ARCH and qemu-img, and returns the system
 // emulator's path. When one is missing, the error names the Debian package
 // to install.
-func LookQEMU(arch string) (string, error) {
+func Find(arch string) (string, error) {
 	system := "qemu-system-" + arch
 	var errs []error
 	path, err := exec.LookPath(system)

@@ -1,4 +1,4 @@
-package lima
+package hostagent
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lima-vm/lima/pkg/store"
+	limastore "github.com/lima-vm/lima/pkg/store"
 	"github.com/lima-vm/lima/pkg/store/filenames"
 	"github.com/sirupsen/logrus"
 )
@@ -39,7 +39,7 @@ const forwardSettle = time.Second
 // missing after one, the master holds a stale forward, so it cancels that
 // forward and sets up a fresh one, which creates ga.sock anew. It runs until
 // ctx ends.
-func watchGuestAgentForward(ctx context.Context, inst *store.Instance, logger *slog.Logger) {
+func watchGuestAgentForward(ctx context.Context, inst *limastore.Instance, logger *slog.Logger) {
 	local := filepath.Join(inst.Dir, filenames.GuestAgentSock)
 	attempts := make(chan struct{}, 1)
 	logrus.AddHook(&forwardHook{local: local, attempts: attempts})
@@ -69,7 +69,7 @@ func watchGuestAgentForward(ctx context.Context, inst *store.Instance, logger *s
 // sshForward asks the instance's SSH control master to forward (or cancel
 // forwarding) the guest agent's socket to local, using the SSH config the
 // host agent wrote.
-func sshForward(ctx context.Context, inst *store.Instance, verb, local string) error {
+func sshForward(ctx context.Context, inst *limastore.Instance, verb, local string) error {
 	cmd := exec.CommandContext(ctx, "ssh", "-F", inst.SSHConfigFile, "-T", "-O", verb,
 		"-L", local+":"+guestAgentSocket, inst.Hostname)
 	out, err := cmd.CombinedOutput()

@@ -1,4 +1,4 @@
-package linux
+package qemu
 
 import (
 	"fmt"
@@ -6,14 +6,14 @@ import (
 	"syscall"
 )
 
-// ExecQEMUForTCG replaces this process with the real QEMU ($PADDOCK_QEMU_REAL)
+// ExecForTCG replaces this process with the real QEMU ($PADDOCK_QEMU_REAL)
 // running args rewritten by RewriteForTCG and, since every cycle counts
 // under emulation, by DropDisplayDevices. The process keeps its pid, so the
 // pid file Lima's driver reads stays right. It returns only on failure.
-func ExecQEMUForTCG(args []string) error {
-	real := os.Getenv(EnvRealQEMU)
+func ExecForTCG(args []string) error {
+	real := os.Getenv(EnvReal)
 	if real == "" {
-		return fmt.Errorf("%s is not set: the QEMU wrapper does not know which QEMU to run", EnvRealQEMU)
+		return fmt.Errorf("%s is not set: the QEMU wrapper does not know which QEMU to run", EnvReal)
 	}
 	argv := append([]string{real}, RewriteForTCG(DropDisplayDevices(args))...)
 	if err := syscall.Exec(real, argv, os.Environ()); err != nil {

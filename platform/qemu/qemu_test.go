@@ -1,4 +1,4 @@
-package linux
+package qemu
 
 import (
 	"strings"
@@ -7,9 +7,9 @@ import (
 
 func TestLookQEMUNamesTheDebianPackage(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	_, err := LookQEMU("x86_64")
+	_, err := Find("x86_64")
 	if err == nil {
-		t.Fatal("LookQEMU found QEMU on an empty PATH")
+		t.Fatal("Find found QEMU on an empty PATH")
 	}
 	for _, want := range []string{"apt-get install qemu-system-x86", "apt-get install qemu-utils"} {
 		if !strings.Contains(err.Error(), want) {

@@ -1,4 +1,4 @@
-package linux
+package qemu
 
 import (
 	"errors"
@@ -112,8 +112,8 @@ func TestIsQEMUWrapperName(t *testing.T) {
 		"/usr/bin/paddock":    false,
 		"paddock":             false,
 	} {
-		if got := IsQEMUWrapperName(argv0); got != want {
-			t.Errorf("IsQEMUWrapperName(%q) = %v, want %v", argv0, got, want)
+		if got := IsWrapperName(argv0); got != want {
+			t.Errorf("IsWrapperName(%q) = %v, want %v", argv0, got, want)
 		}
 	}
 }

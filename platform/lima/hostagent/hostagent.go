@@ -1,4 +1,4 @@
-package lima
+package hostagent
 
 import (
 	"context"
@@ -17,18 +17,19 @@ import (
 	"syscall"
 
 	"github.com/lima-vm/lima/pkg/driverutil"
-	"github.com/lima-vm/lima/pkg/hostagent"
+	limahostagent "github.com/lima-vm/lima/pkg/hostagent"
 	"github.com/lima-vm/lima/pkg/hostagent/api/server"
+	limastore "github.com/lima-vm/lima/pkg/store"
 
 	"paddock.dev/paddock/core/atomicfile"
-	"paddock.dev/paddock/core/buildinfo"
 	"paddock.dev/paddock/core/logging"
+	"paddock.dev/paddock/platform/lima"
 )
 
-// HostAgentOptions are the arguments of `paddock hostagent`, the flags
-// Lima's instance.Start passes its host agent program, so that the paddock
-// binary can stand in for limactl.
-type HostAgentOptions struct {
+// Options are the arguments of `paddock hostagent`, the flags Lima's
+// instance.Start passes its host agent program, so that the paddock binary
+// can stand in for limactl.
+type Options struct {
 	Name       string // the instance
 	PIDFile    string // --pidfile: written at start, removed at exit
 	Socket     string // --socket: the host agent's API socket (required)
@@ -45,21 +46,27 @@ type HostAgentOptions struct {
 	Level slog.Level
 }
 
-// RunHostAgent runs Lima's host agent for an instance under $LIMA_HOME in
-// this process until it is interrupted (SIGINT or SIGTERM; on Windows a
-// console control event) or the VM stops. It is `paddock hostagent`.
-// Beyond Lima's own host agent it chooses the QEMU accelerator
-// ($PADDOCK_QEMU_ACCEL, probing KVM when it is auto or unset) and records it
-// for Inspect, notices the guest's SSH server as soon as it answers (on
-// Linux, see ExecSSH), and works around Lima v1.2.2 losing the guest
+// Run runs Lima's host agent for an instance under $LIMA_HOME in this
+// process until it is interrupted (SIGINT or SIGTERM; on Windows a console
+// control event) or the VM stops. It is `paddock hostagent`.
+//
+// The driver that starts it (platform/lima's Start) prepares its
+// environment: LIMA_HOME, and on Linux the ssh shim first on PATH and, for
+// a guest under TCG, QEMU_SYSTEM_<ARCH> naming the QEMU wrapper. Lima reads
+// those from the environment, so each host agent, a process of its own,
+// gets them in its own environment and nothing here changes them. Beyond
+// Lima's own host agent, Run works around Lima v1.2.2 losing the guest
 // agent's socket forward on slow boots.
-func RunHostAgent(ctx context.Context, o HostAgentOptions) error {
-	logger := newHostAgentLogger(o.Stderr, min(o.Level, slog.LevelDebug))
+func Run(ctx context.Context, o Options) error {
+	logger := newLogger(o.Stderr, min(o.Level, slog.LevelDebug))
 	if o.Socket == "" {
 		return errors.New("--socket is required")
 	}
 	if o.RunGUI {
 		return errors.New("--run-gui is not supported: Paddock runs VMs without a GUI window")
+	}
+	if home := os.Getenv(lima.EnvLimaHome); !filepath.IsAbs(home) {
+		return fmt.Errorf("%s is %q, not an absolute path: the daemon starts host agents with their Lima home in the environment", lima.EnvLimaHome, home)
 	}
 	if o.PIDFile != "" {
 		if _, err := os.Stat(o.PIDFile); !errors.Is(err, fs.ErrNotExist) {
@@ -70,47 +77,30 @@ func RunHostAgent(ctx context.Context, o HostAgentOptions) error {
 		}
 		defer os.Remove(o.PIDFile)
 	}
-	exe, err := buildinfo.Executable()
+	lima.RouteLogrus(logger)
+	inst, err := limastore.Inspect(o.Name)
 	if err != nil {
 		return err
 	}
-	d := &Driver{LimaHome: os.Getenv(EnvLimaHome), Executable: exe, Logger: logger}
-	if err := d.init(); err != nil {
-		return err
-	}
-	inst, err := inspectConfig(o.Name)
-	if err != nil {
-		return err
-	}
-	accel, err := d.resolveAccel(ctx, *inst.Config.Arch)
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.WriteFile(filepath.Join(inst.Dir, accelFile), []byte(accel+"\n"), 0o644); err != nil {
-		return err
-	}
-	if err := useAccel(accel, *inst.Config.Arch, exe, d.LimaHome); err != nil {
-		return err
-	}
-	if err := installSSHShim(exe, d.LimaHome); err != nil {
-		return err
+	if inst.Config == nil {
+		return fmt.Errorf("instance %s is broken: %w", o.Name, errors.Join(inst.Errors...))
 	}
 
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(signals)
-	var opts []hostagent.Opt
+	var opts []limahostagent.Opt
 	if o.GuestAgent != "" {
-		opts = append(opts, hostagent.WithGuestAgentBinary(o.GuestAgent))
+		opts = append(opts, limahostagent.WithGuestAgentBinary(o.GuestAgent))
 	}
 	if o.NerdctlArchive != "" {
-		opts = append(opts, hostagent.WithNerdctlArchive(o.NerdctlArchive))
+		opts = append(opts, limahostagent.WithNerdctlArchive(o.NerdctlArchive))
 	}
-	ha, err := hostagent.New(o.Name, newSyncWriter(o.Stdout), signals, opts...)
+	ha, err := limahostagent.New(o.Name, newSyncWriter(o.Stdout), signals, opts...)
 	if err != nil {
 		return err
 	}
-	stopAPI, err := serveHostAgentAPI(ha, o.Socket, logger)
+	stopAPI, err := serveAPI(ha, o.Socket, logger)
 	if err != nil {
 		return err
 	}
@@ -124,9 +114,9 @@ func RunHostAgent(ctx context.Context, o HostAgentOptions) error {
 	return ha.Run(ctx)
 }
 
-// serveHostAgentAPI serves Lima's host agent API (which Lima's store.Inspect
-// asks for the SSH port) on socket, and returns a function that stops it.
-func serveHostAgentAPI(ha *hostagent.HostAgent, socket string, logger *slog.Logger) (func(), error) {
+// serveAPI serves Lima's host agent API (which Lima's store.Inspect asks
+// for the SSH port) on socket, and returns a function that stops it.
+func serveAPI(ha *limahostagent.HostAgent, socket string, logger *slog.Logger) (func(), error) {
 	if err := os.RemoveAll(socket); err != nil {
 		return nil, err
 	}
@@ -155,10 +145,10 @@ func serveHostAgentAPI(ha *hostagent.HostAgent, socket string, logger *slog.Logg
 	}, nil
 }
 
-// newHostAgentLogger logs JSON lines that Lima's event watcher reads like
+// newLogger logs JSON lines that Lima's event watcher reads like
 // logrus's: lower-case level names, including trace and fatal, "msg" and an
 // RFC 3339 "time".
-func newHostAgentLogger(w io.Writer, level slog.Level) *slog.Logger {
+func newLogger(w io.Writer, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(newSyncWriter(w), &slog.HandlerOptions{
 		Level: level,
 		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {

@@ -1,4 +1,4 @@
-package linux
+package qemu
 
 import (
 	"strings"

@@ -1,0 +1,13 @@
+// Package qemu holds what Paddock knows about QEMU itself, apart from Lima,
+// which drives it: finding its programs (Find), choosing how it
+// accelerates guests (ParseAccel, DecideAccel; $PADDOCK_QEMU_ACCEL is auto,
+// kvm or tcg), whether KVM really runs a guest here (ProbeKVM,
+// ProbeKVMCached), and the QEMU wrapper (ExecForTCG): the paddock binary
+// under the name qemu-system-ARCH, which runs a guest under TCG where Lima
+// v1.2.2 would ask for KVM (RewriteForTCG) and drops display devices from
+// a guest without a display (DropDisplayDevices).
+//
+// The package builds on every OS so that its pure logic is tested
+// everywhere; the probe and the wrapper need Linux and carry a build
+// constraint. platform/lima decides when to use them.
+package qemu
