@@ -77,6 +77,10 @@ type Paths struct {
 	Dir      string `json:"dir"`
 	ShortDir string `json:"short_dir"`
 	LogDir   string `json:"log_dir"`
+	// LogFile is the daemon's log where nothing else keeps it: a daemon
+	// the CLI started writes it, and so does one under a service manager
+	// that keeps no journal (launchd, the Windows service manager).
+	LogFile  string `json:"log_file"`
 	Socket   string `json:"socket"`
 	LimaHome string `json:"lima_home"`
 	DB       string `json:"db"`
@@ -104,6 +108,7 @@ func Resolve(roots Roots, name string) (Paths, error) {
 		Dir:      dir,
 		ShortDir: short,
 		LogDir:   filepath.Join(roots.Log, name),
+		LogFile:  filepath.Join(roots.Log, name, "paddock.log"),
 		Socket:   filepath.Join(short, "paddock.sock"),
 		LimaHome: filepath.Join(short, "lima"),
 		DB:       filepath.Join(dir, "paddock.db"),
@@ -169,6 +174,7 @@ func (p Paths) Map() map[string]string {
 		"dir":       p.Dir,
 		"short_dir": p.ShortDir,
 		"log_dir":   p.LogDir,
+		"log_file":  p.LogFile,
 		"socket":    p.Socket,
 		"lima_home": p.LimaHome,
 		"db":        p.DB,

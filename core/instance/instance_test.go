@@ -48,6 +48,7 @@ func TestDefaultInstancePaths(t *testing.T) {
 		Dir:      filepath.Join(r.Data, "default"),
 		ShortDir: filepath.Join(r.Short, ".paddock"),
 		LogDir:   filepath.Join(r.Log, "default"),
+		LogFile:  filepath.Join(r.Log, "default", "paddock.log"),
 		Socket:   filepath.Join(r.Short, ".paddock", "paddock.sock"),
 		LimaHome: filepath.Join(r.Short, ".paddock", "lima"),
 		DB:       filepath.Join(r.Data, "default", "paddock.db"),

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"paddock.dev/paddock/api/client"
 	"paddock.dev/paddock/core/buildinfo"
@@ -58,7 +57,7 @@ func (c *cli) autostart() (*client.Autostart, error) {
 	}
 	return &client.Autostart{
 		Command: []string{exe, "serve", "--instance", c.instance, "--log-level", c.logLevel},
-		LogPath: filepath.Join(p.LogDir, autostartLogName),
+		LogPath: p.LogFile,
 		PIDFile: p.PIDFile,
 	}, nil
 }

@@ -264,5 +264,5 @@ func openServiceLog(p instance.Paths) (*os.File, error) {
 	if err := os.MkdirAll(p.LogDir, 0o755); err != nil {
 		return nil, err
 	}
-	return os.OpenFile(logFile(p.Map()), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	return os.OpenFile(p.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 }

@@ -29,8 +29,8 @@ func newServicePathsCmd(c *cli) *cobra.Command {
 		Long: `Print the instance's directories, socket and files, so that scripts find
 them without guessing. With KEY, print that one value alone.
 
-Keys: instance, index, dir, short_dir, log_dir, socket, lima_home, db,
-pid_file, lock_file, token, api_port.`,
+Keys: instance, index, dir, short_dir, log_dir, log_file, socket,
+lima_home, db, pid_file, lock_file, token, api_port.`,
 		Example: `  curl --unix-socket "$(paddock service paths socket)" http://paddock/readyz
   eval "$(paddock service paths -o shell)"; echo "$PADDOCK_SOCKET"`,
 		Args: rangeArgs(0, 1),

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -35,7 +34,7 @@ and Windows. With -f, keep printing new lines until interrupted.`,
 			}
 			if !st.Installed() {
 				return fmt.Errorf("%s service %s is not installed, so it has no log; the log of a daemon that a command started is in %s",
-					svc.Scope(), svc.Name(), filepath.Join(instanceLogDir(c), autostartLogName))
+					svc.Scope(), svc.Name(), mustLogFile(c))
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -48,22 +47,11 @@ and Windows. With -f, keep printing new lines until interrupted.`,
 	return cmd
 }
 
-// logFile is where the daemon's output goes for a service whose manager
-// keeps no journal, for the paths of the account the service runs as.
-func logFile(paths map[string]string) string {
-	return filepath.Join(paths["log_dir"], logFileName)
-}
-
-// autostartLogName is the file in the instance's log directory that
-// receives the output of a daemon that a command started.
-const autostartLogName = "paddock.log"
-
-// instanceLogDir is the instance's log directory, or words naming it when
-// its paths cannot be resolved.
-func instanceLogDir(c *cli) string {
+// mustLogFile is the instance's log file, or a placeholder naming it.
+func mustLogFile(c *cli) string {
 	p, err := c.Paths()
 	if err != nil {
-		return "the instance's log directory"
+		return "the instance's log file (paddock service paths log_file)"
 	}
-	return p.LogDir
+	return p.LogFile
 }

@@ -79,7 +79,7 @@ old one until "paddock service restart". Install does not start the service.`,
 				if err != nil {
 					return err
 				}
-				spec.LogFile = logFile(paths)
+				spec.LogFile = paths["log_file"]
 			}
 			svc, err := service.New(spec)
 			if err != nil {

@@ -126,7 +126,7 @@ func (t *serviceTarget) openWithLog(cmd *cobra.Command) (*service.Service, error
 	if err != nil {
 		return nil, err
 	}
-	spec := service.Spec{Instance: t.c.instance, Scope: svc.Scope(), LogFile: logFile(paths)}
+	spec := service.Spec{Instance: t.c.instance, Scope: svc.Scope(), LogFile: paths["log_file"]}
 	return service.New(spec)
 }
 
@@ -139,10 +139,6 @@ func installed(svc *service.Service) bool {
 	_, err = os.Stat(path)
 	return err == nil
 }
-
-// logFileName is the file in the instance's log directory that receives
-// the daemon's output where the service manager keeps no journal.
-const logFileName = "service.log"
 
 // pathsFor returns the paths of the instance as the account name sees
 // them: the caller's own, or, when root acts for another account, those
