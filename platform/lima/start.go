@@ -65,6 +65,8 @@ func (d *Driver) Start(ctx context.Context, name string) error {
 	if err != nil {
 		return fmt.Errorf("instance %s: %w", name, err)
 	}
+	// exec.Cmd keeps the last of several values of a variable.
+	env = append(os.Environ(), env...)
 	if err := atomicfile.WriteFile(filepath.Join(inst.Dir, accelFile), []byte(accel+"\n"), 0o644); err != nil {
 		return err
 	}
@@ -78,11 +80,29 @@ func (d *Driver) Start(ctx context.Context, name string) error {
 	return d.launch(name, inst.Dir, guestAgent, env)
 }
 
-// hostAgentEnv is the environment of a host agent that runs a guest of
-// arch with accel: this process's, with the settings through which Lima's
-// library, in the host agent, finds its home, QEMU and ssh. Lima reads
-// them from the environment (LIMA_HOME, QEMU_SYSTEM_<ARCH>, PATH), so they
-// are the host agent's own and change nothing in this process.
+// HostAgentEnv returns what Start adds to this process's environment for
+// the host agent of the instance name: the settings through which Lima's
+// library, in the host agent, finds its home, QEMU and ssh. Whoever starts
+// a host agent another way (Lima's own instance.Start) sets them first.
+func (d *Driver) HostAgentEnv(ctx context.Context, name string) ([]string, error) {
+	if err := d.init(); err != nil {
+		return nil, err
+	}
+	inst, err := inspectConfig(name)
+	if err != nil {
+		return nil, err
+	}
+	accel, err := d.resolveAccel(ctx, *inst.Config.Arch)
+	if err != nil {
+		return nil, err
+	}
+	return d.hostAgentEnv(accel, *inst.Config.Arch)
+}
+
+// hostAgentEnv is what a host agent that runs a guest of arch with accel
+// needs in its environment beyond this process's. Lima reads these from
+// the environment (LIMA_HOME, QEMU_SYSTEM_<ARCH>, PATH), so they are the
+// host agent's own and change nothing in this process.
 func (d *Driver) hostAgentEnv(accel string, arch limayaml.Arch) ([]string, error) {
 	qemuEnv, err := d.qemuEnv(accel, arch)
 	if err != nil {
@@ -92,8 +112,7 @@ func (d *Driver) hostAgentEnv(accel string, arch limayaml.Arch) ([]string, error
 	if err != nil {
 		return nil, err
 	}
-	// exec.Cmd keeps the last of several values of a variable.
-	return slices.Concat(os.Environ(), []string{EnvLimaHome + "=" + d.LimaHome}, qemuEnv, sshEnv), nil
+	return slices.Concat([]string{EnvLimaHome + "=" + d.LimaHome}, qemuEnv, sshEnv), nil
 }
 
 // launch runs the host agent with env and its output in the instance's log

@@ -5,24 +5,28 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/lima-vm/lima/pkg/hostagent/events"
-	"github.com/lima-vm/lima/pkg/instance"
+	limainstance "github.com/lima-vm/lima/pkg/instance"
 	"github.com/lima-vm/lima/pkg/limayaml"
-	"github.com/lima-vm/lima/pkg/store"
+	limastore "github.com/lima-vm/lima/pkg/store"
+	"github.com/lima-vm/lima/pkg/store/filenames"
 
+	"paddock.dev/paddock/core/logging"
 	"paddock.dev/paddock/platform/lima"
 )
 
 // Start to Running through Paddock (`paddock vm start`, which asks the API
 // to start the VM and waits for its Running condition: the controller, the
 // driver and the host agent) against Lima's own library start of the same
-// instance (instance.Start, which runs the same host agent and waits for
+// instance (limainstance.Start, which runs the same host agent and waits for
 // it to report Running), alternately, after a first boot that is not
 // measured. The daemon is stopped while Lima starts and stops the
 // instance, so that no controller acts on it meanwhile.
@@ -48,9 +52,19 @@ func BenchmarkVMStartToRunning(b *testing.B) {
 	d := e.serve()
 	e.mustRun("vm", "create", "bench", "--template", file, "--start", "--timeout=10m")
 	e.mustRun("vm", "stop", "bench")
-	b.Setenv("LIMA_HOME", e.path("lima_home"))
+	// Lima's start passes the host agent this process's environment: it
+	// gets what Paddock's driver would give it.
+	driver := &lima.Driver{LimaHome: e.path("lima_home"), Executable: paddockBin, Logger: logging.New(os.Stderr, slog.LevelWarn)}
+	env, err := driver.HostAgentEnv(ctx, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		b.Setenv(k, v)
+	}
 
-	eventLog := filepath.Join(e.path("lima_home"), "bench", "ha.stdout.log")
+	eventLog := filepath.Join(e.path("lima_home"), "bench", filenames.HostAgentStdoutLog)
 	var viaPaddock, viaLima, bootPaddock, bootLima time.Duration
 	for range b.N {
 		t0 := time.Now()
@@ -60,21 +74,21 @@ func BenchmarkVMStartToRunning(b *testing.B) {
 		e.mustRun("vm", "stop", "bench")
 		d.stop(b, syscall.SIGTERM)
 
-		inst, err := store.Inspect("bench")
+		inst, err := limastore.Inspect("bench")
 		if err != nil {
 			b.Fatal(err)
 		}
 		t0 = time.Now()
 		// Lima ends the host agent with its context: it gets none.
-		if err := instance.Start(context.Background(), inst, paddockBin, false); err != nil {
+		if err := limainstance.Start(context.Background(), inst, paddockBin, false); err != nil {
 			b.Fatal(err)
 		}
 		viaLima += time.Since(t0)
 		bootLima += hostAgentBoot(b, eventLog)
-		if inst, err = store.Inspect("bench"); err != nil {
+		if inst, err = limastore.Inspect("bench"); err != nil {
 			b.Fatal(err)
 		}
-		if err := instance.StopGracefully(ctx, inst, false); err != nil {
+		if err := limainstance.StopGracefully(ctx, inst, false); err != nil {
 			b.Fatal(err)
 		}
 		d = e.serve()

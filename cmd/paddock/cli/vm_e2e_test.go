@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/lima-vm/lima/pkg/limayaml"
+	"github.com/lima-vm/lima/pkg/store/filenames"
 
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/platform/lima"
@@ -74,7 +75,7 @@ func (e *env) vm(name string) *resource.VM {
 
 // hostAgentPID reads the live host agent's pid of a VM, 0 when none runs.
 func (e *env) hostAgentPID(name string) int {
-	data, err := os.ReadFile(filepath.Join(e.path("lima_home"), name, "ha.pid"))
+	data, err := os.ReadFile(filepath.Join(e.path("lima_home"), name, filenames.HostAgentPID))
 	if err != nil {
 		return 0
 	}

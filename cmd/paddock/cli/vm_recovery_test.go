@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lima-vm/lima/pkg/store/filenames"
+
 	"paddock.dev/paddock/core/logging"
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/platform/lima"
@@ -54,7 +56,7 @@ func TestVMCreateInterruptedBeforeRecordIsCleanedUp(t *testing.T) {
 	if names, _ := d.Uncommitted(); len(names) != 0 {
 		t.Fatalf("pending markers %v left after the VM was recorded", names)
 	}
-	cfg, err := os.ReadFile(filepath.Join(limaHome, "dev", "lima.yaml"))
+	cfg, err := os.ReadFile(filepath.Join(limaHome, "dev", filenames.LimaYAML))
 	if err != nil {
 		t.Fatal(err)
 	}
