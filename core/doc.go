@@ -1,11 +1,14 @@
 // Package core is Paddock's service core: the resource model (resource),
-// the store (store), the controller runtime (controller) and the
-// controllers that reconcile desired state (vm, app), with the instance's
-// paths (instance), logging and build information beside them. It has no
-// HTTP, no GUI and no operating-system specifics, and imports no Lima: it
-// reaches the host only through small interfaces declared where they are
-// consumed and implemented under platform/ — the VM driver's roles in
-// vm/driver.go and vm/admission.go (Lima's driver, platform/lima), and the
-// per-user base directories, instance.Roots (platform/linux, darwin,
-// windows). cmd/paddock/cli wires the two sides together.
+// the store (store; store/gormstore implements it with gorm, the only
+// package here that imports gorm), the controller runtime (controller) and
+// the controllers that reconcile desired state (vm, app), with the
+// instance's paths (instance), logging and build information beside them.
+// It has no HTTP, no GUI and no operating-system specifics, and imports no
+// Lima. It reaches the host only through small interfaces declared where
+// they are consumed and implemented under platform/: the VM driver's roles
+// in vm/driver.go and vm/admission.go (platform/lima), the App's template
+// and engine in app/controller.go (platform/linux/apptemplate,
+// platform/engine), and the per-user base directories, instance.Roots
+// (platform/linux, darwin, windows). cmd/paddock/cli wires the two sides
+// together.
 package core
