@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lima-vm/lima/pkg/store/filenames"
 )
 
 // Logs and shell go through the daemon: the CLI reads no file of the
@@ -32,7 +34,7 @@ func TestVMLogsAndShellGoThroughTheDaemon(t *testing.T) {
 		t.Fatalf("shell into a stopped VM: exit %d %q", code, errOut)
 	}
 
-	log := filepath.Join(e.path("lima_home"), "dev", "ha.stderr.log")
+	log := filepath.Join(e.path("lima_home"), "dev", filenames.HostAgentStderrLog)
 	if err := os.WriteFile(log, []byte("booting\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
