@@ -1,0 +1,87 @@
+package lima
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"paddock.dev/paddock/platform/qemu"
+)
+
+// fakePrograms puts stand-ins for QEMU's programs and ssh on an otherwise
+// empty PATH: the driver only looks them up here.
+func fakePrograms(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, prog := range []string{"qemu-system-x86_64", "qemu-img", "ssh"} {
+		if err := os.WriteFile(filepath.Join(dir, prog), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", dir)
+	return dir
+}
+
+// envMap turns KEY=VALUE entries into a map, later entries winning, as
+// exec.Cmd reads them.
+func envMap(env []string) map[string]string {
+	m := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		m[k] = v
+	}
+	return m
+}
+
+// A host agent for a TCG guest gets its Lima home, the QEMU wrapper and the
+// ssh shim in its own environment; this process's environment stays as it
+// was.
+func TestHostAgentEnvForTCG(t *testing.T) {
+	bin := fakePrograms(t)
+	d := &Driver{LimaHome: t.TempDir(), Executable: "/opt/paddock/bin/paddock"}
+	env, err := d.hostAgentEnv(string(qemu.AccelTCG), "x86_64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := envMap(env)
+	if m[EnvLimaHome] != d.LimaHome {
+		t.Errorf("LIMA_HOME=%q, want %q", m[EnvLimaHome], d.LimaHome)
+	}
+	wrapper := m["QEMU_SYSTEM_X86_64"]
+	if target, err := os.Readlink(wrapper); err != nil || target != d.Executable || filepath.Base(wrapper) != "qemu-system-x86_64" {
+		t.Errorf("QEMU_SYSTEM_X86_64=%q links to %q (%v), want a qemu-system-x86_64 link to %s", wrapper, target, err, d.Executable)
+	}
+	if m[qemu.EnvReal] != filepath.Join(bin, "qemu-system-x86_64") {
+		t.Errorf("%s=%q, want the QEMU on PATH", qemu.EnvReal, m[qemu.EnvReal])
+	}
+	path := filepath.SplitList(m["PATH"])
+	if len(path) != 2 || path[1] != bin {
+		t.Fatalf("PATH=%q, want the shim's directory before %s", m["PATH"], bin)
+	}
+	if target, err := os.Readlink(filepath.Join(path[0], "ssh")); err != nil || target != d.Executable {
+		t.Errorf("the ssh shim links to %q (%v), want %s", target, err, d.Executable)
+	}
+	if m[EnvRealSSH] != filepath.Join(bin, "ssh") {
+		t.Errorf("%s=%q, want the ssh on PATH", EnvRealSSH, m[EnvRealSSH])
+	}
+	if os.Getenv("PATH") != bin || os.Getenv("QEMU_SYSTEM_X86_64") != "" || os.Getenv(EnvRealSSH) != "" {
+		t.Error("preparing a host agent's environment changed this process's")
+	}
+}
+
+// Under KVM, Lima runs QEMU as it is: no wrapper.
+func TestHostAgentEnvForKVM(t *testing.T) {
+	fakePrograms(t)
+	d := &Driver{LimaHome: t.TempDir(), Executable: "/opt/paddock/bin/paddock"}
+	env, err := d.hostAgentEnv(string(qemu.AccelKVM), "x86_64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.ContainsFunc(env, func(kv string) bool {
+		return strings.HasPrefix(kv, "QEMU_SYSTEM_") || strings.HasPrefix(kv, qemu.EnvReal+"=")
+	}) {
+		t.Errorf("a KVM guest's host agent gets the QEMU wrapper: %q", env)
+	}
+}
