@@ -6,9 +6,9 @@
 // It has no HTTP, no GUI and no operating-system specifics, and imports no
 // Lima. It reaches the host only through small interfaces declared where
 // they are consumed and implemented under platform/: the VM driver's roles
-// in vm/driver.go and vm/admission.go (platform/lima), the App's template
-// and engine in app/controller.go (platform/linux/apptemplate,
-// platform/engine), and the per-user base directories, instance.Roots
-// (platform/linux, darwin, windows). cmd/paddock/cli wires the two sides
-// together.
+// in vm/driver.go and vm/admission.go (platform/lima); the App's template,
+// engine and host context in app/controller.go (platform/linux/apptemplate,
+// platform/engine, platform/dockercontext); and the per-user base
+// directories, instance.Roots (platform/linux, darwin, windows).
+// cmd/paddock/cli wires the two sides together.
 package core
