@@ -131,7 +131,7 @@ func (s *Server) runAction(ctx context.Context, a vmAction, in *actionInput) (re
 	if before.Metadata.Terminating() {
 		return nil, resource.Errorf(resource.ReasonForbidden, "vm %s is being deleted", in.Name)
 	}
-	changed, err := s.store.Patch(ctx, key, []byte(a.change(before)), false)
+	changed, err := s.store.Patch(ctx, key, []byte(a.change(before)))
 	if err != nil || !in.Wait {
 		return changed, err
 	}

@@ -64,7 +64,7 @@ func (s *Server) runAppAction(ctx context.Context, running bool, in *appActionIn
 	case obj.GetMeta().Terminating():
 		return nil, resource.Errorf(resource.ReasonForbidden, "the App is being deleted; start it again once it is gone")
 	default:
-		changed, err = s.store.Patch(ctx, key, fmt.Appendf(nil, `{"spec":{"running":%t}}`, running), false)
+		changed, err = s.store.Patch(ctx, key, fmt.Appendf(nil, `{"spec":{"running":%t}}`, running))
 	}
 	if err != nil || !in.Wait {
 		return changed, err

@@ -116,11 +116,11 @@ func registerNamespaced[T resource.Object](s *Server, k *resource.Kind) {
 		})
 	huma.Register(s.api, s.operation(k, http.MethodPut, "replace-"+one, obj, "Replace a "+one+"'s metadata and "+k.SpecField, 0, tag),
 		func(ctx context.Context, in *replaceInput[T]) (*objectOutput[T], error) {
-			return respond[T](s.replace(ctx, key(in.Namespace, in.Name), in.Body, false))
+			return respond[T](s.replace(ctx, key(in.Namespace, in.Name), in.Body, s.store.Update))
 		})
 	huma.Register(s.api, s.operation(k, http.MethodPatch, "patch-"+one, obj, "Merge-patch a "+one+"'s metadata and "+k.SpecField, 0, tag),
 		func(ctx context.Context, in *patchInput) (*objectOutput[T], error) {
-			return respond[T](s.patch(ctx, key(in.Namespace, in.Name), in.ContentType, in.RawBody, false))
+			return respond[T](s.patch(ctx, key(in.Namespace, in.Name), in.ContentType, in.RawBody, s.store.Patch))
 		})
 	huma.Register(s.api, s.operation(k, http.MethodDelete, "delete-"+one, obj, "Delete a "+one+" (it stays, Terminating, while finalizers remain)", 0, tag),
 		func(ctx context.Context, in *deleteInput) (*objectOutput[T], error) {
@@ -136,11 +136,11 @@ func registerNamespaced[T resource.Object](s *Server, k *resource.Kind) {
 		})
 	huma.Register(s.api, s.operation(k, http.MethodPut, "replace-"+one+"-status", status, "Replace a "+one+"'s status", 0, tag),
 		func(ctx context.Context, in *replaceInput[T]) (*objectOutput[T], error) {
-			return respond[T](s.replace(ctx, key(in.Namespace, in.Name), in.Body, true))
+			return respond[T](s.replace(ctx, key(in.Namespace, in.Name), in.Body, s.store.UpdateStatus))
 		})
 	huma.Register(s.api, s.operation(k, http.MethodPatch, "patch-"+one+"-status", status, "Merge-patch a "+one+"'s status", 0, tag),
 		func(ctx context.Context, in *patchInput) (*objectOutput[T], error) {
-			return respond[T](s.patch(ctx, key(in.Namespace, in.Name), in.ContentType, in.RawBody, true))
+			return respond[T](s.patch(ctx, key(in.Namespace, in.Name), in.ContentType, in.RawBody, s.store.PatchStatus))
 		})
 }
 
@@ -166,11 +166,11 @@ func registerSingleton[T resource.Object](s *Server, k *resource.Kind) {
 		})
 	huma.Register(s.api, s.operation(k, http.MethodPut, "replace-"+one, path, "Replace the "+one+"'s metadata and spec", 0, tag),
 		func(ctx context.Context, in *singletonBodyInput[T]) (*objectOutput[T], error) {
-			return respond[T](s.replace(ctx, key, in.Body, false))
+			return respond[T](s.replace(ctx, key, in.Body, s.store.Update))
 		})
 	huma.Register(s.api, s.operation(k, http.MethodPatch, "patch-"+one, path, "Merge-patch the "+one+"'s metadata and spec", 0, tag),
 		func(ctx context.Context, in *singletonPatchInput) (*objectOutput[T], error) {
-			return respond[T](s.patch(ctx, key, in.ContentType, in.RawBody, false))
+			return respond[T](s.patch(ctx, key, in.ContentType, in.RawBody, s.store.Patch))
 		})
 	huma.Register(s.api, s.operation(k, http.MethodDelete, "delete-"+one, path, "Delete the "+one, 0, tag),
 		func(ctx context.Context, in *singletonDeleteInput) (*objectOutput[T], error) {
@@ -183,11 +183,11 @@ func registerSingleton[T resource.Object](s *Server, k *resource.Kind) {
 		})
 	huma.Register(s.api, s.operation(k, http.MethodPut, "replace-"+one+"-status", status, "Replace the "+one+"'s status", 0, tag),
 		func(ctx context.Context, in *singletonBodyInput[T]) (*objectOutput[T], error) {
-			return respond[T](s.replace(ctx, key, in.Body, true))
+			return respond[T](s.replace(ctx, key, in.Body, s.store.UpdateStatus))
 		})
 	huma.Register(s.api, s.operation(k, http.MethodPatch, "patch-"+one+"-status", status, "Merge-patch the "+one+"'s status", 0, tag),
 		func(ctx context.Context, in *singletonPatchInput) (*objectOutput[T], error) {
-			return respond[T](s.patch(ctx, key, in.ContentType, in.RawBody, true))
+			return respond[T](s.patch(ctx, key, in.ContentType, in.RawBody, s.store.PatchStatus))
 		})
 }
 
@@ -234,7 +234,7 @@ func (s *Server) create(ctx context.Context, k *resource.Kind, ns string, obj re
 	return s.store.Create(ctx, obj)
 }
 
-func (s *Server) replace(ctx context.Context, key resource.Key, obj resource.Object, status bool) (resource.Object, error) {
+func (s *Server) replace(ctx context.Context, key resource.Key, obj resource.Object, write objectWrite) (resource.Object, error) {
 	k, _ := resource.KindOf(key.Kind)
 	if err := kindMatches(k, obj); err != nil {
 		return nil, err
@@ -252,19 +252,24 @@ func (s *Server) replace(ctx context.Context, key resource.Key, obj resource.Obj
 	if m.Namespace != key.Namespace {
 		return nil, pathMismatch(k, "metadata.namespace", m.Namespace, key.Namespace)
 	}
-	if status {
-		return s.store.UpdateStatus(ctx, obj)
-	}
-	return s.store.Update(ctx, obj)
+	return write(ctx, obj)
 }
 
-func (s *Server) patch(ctx context.Context, key resource.Key, contentType string, body []byte, status bool) (resource.Object, error) {
+// objectWrite is the store's write of one part of an object: Update or
+// UpdateStatus.
+type objectWrite func(context.Context, resource.Object) (resource.Object, error)
+
+// patchWrite is the store's merge patch of one part of an object: Patch or
+// PatchStatus.
+type patchWrite func(context.Context, resource.Key, []byte) (resource.Object, error)
+
+func (s *Server) patch(ctx context.Context, key resource.Key, contentType string, body []byte, write patchWrite) (resource.Object, error) {
 	mt, _, _ := mime.ParseMediaType(contentType)
 	if mt != wire.MergePatchType {
 		return nil, resource.Errorf(resource.ReasonUnsupported,
 			"a patch must be sent as Content-Type: %s (RFC 7386), not %q", wire.MergePatchType, contentType)
 	}
-	return s.store.Patch(ctx, key, body, status)
+	return write(ctx, key, body)
 }
 
 // kindMatches refuses a body whose kind is not the kind of its path.

@@ -147,13 +147,19 @@ func (c *Client) put(ctx context.Context, obj resource.Object, sub string) (reso
 	return out, c.do(ctx, http.MethodPut, wire.ObjectPath(k, ns, name)+sub, "application/json", obj, out)
 }
 
-// Patch applies a JSON merge patch to an object, or to its status.
-func (c *Client) Patch(ctx context.Context, k *resource.Kind, ns, name string, patch []byte, status bool) (resource.Object, error) {
-	path := wire.ObjectPath(k, namespaceOf(k, ns), name)
-	if status {
-		path += "/status"
-	}
+// Patch applies a JSON merge patch to an object's metadata and spec.
+func (c *Client) Patch(ctx context.Context, k *resource.Kind, ns, name string, patch []byte) (resource.Object, error) {
+	return c.patch(ctx, k, ns, name, "", patch)
+}
+
+// PatchStatus applies a JSON merge patch to an object's status.
+func (c *Client) PatchStatus(ctx context.Context, k *resource.Kind, ns, name string, patch []byte) (resource.Object, error) {
+	return c.patch(ctx, k, ns, name, "/status", patch)
+}
+
+func (c *Client) patch(ctx context.Context, k *resource.Kind, ns, name, sub string, patch []byte) (resource.Object, error) {
 	out := resource.NewObject(k)
+	path := wire.ObjectPath(k, namespaceOf(k, ns), name) + sub
 	return out, c.do(ctx, http.MethodPatch, path, wire.MergePatchType, json.RawMessage(patch), out)
 }
 

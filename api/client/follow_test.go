@@ -101,7 +101,7 @@ func TestFollowListsAgainWhenTheRevisionIsGone(t *testing.T) {
 	}
 	key := resource.Key{Kind: resource.KindVM.Name, Namespace: resource.DefaultNamespace, Name: "a"}
 	for i := range 256 {
-		if _, err := d.store.Patch(ctx, key, fmt.Appendf(nil, `{"metadata":{"labels":{"n":"%d"}}}`, i), false); err != nil {
+		if _, err := d.store.Patch(ctx, key, fmt.Appendf(nil, `{"metadata":{"labels":{"n":"%d"}}}`, i)); err != nil {
 			t.Fatal(err)
 		}
 	}

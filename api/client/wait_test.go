@@ -19,7 +19,7 @@ func setRunning(t *testing.T, cl *client.Client, name string, status metav1.Cond
 	t.Helper()
 	patch := fmt.Sprintf(`{"status":{"conditions":[{"type":%q,"status":%q,"reason":%q,"message":"set by the test","observedGeneration":%d,"lastTransitionTime":%q}]}}`,
 		resource.VMRunning, status, reason, observed, time.Now().UTC().Format(time.RFC3339))
-	if _, err := cl.Patch(context.Background(), resource.KindVM, "", name, []byte(patch), true); err != nil {
+	if _, err := cl.PatchStatus(context.Background(), resource.KindVM, "", name, []byte(patch)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -27,7 +27,7 @@ func setRunning(t *testing.T, cl *client.Client, name string, status metav1.Cond
 // bumpGeneration changes the VM's spec, so its generation goes up.
 func bumpGeneration(t *testing.T, cl *client.Client, name string, running bool) int64 {
 	t.Helper()
-	obj, err := cl.Patch(context.Background(), resource.KindVM, "", name, []byte(fmt.Sprintf(`{"spec":{"running":%t}}`, running)), false)
+	obj, err := cl.Patch(context.Background(), resource.KindVM, "", name, []byte(fmt.Sprintf(`{"spec":{"running":%t}}`, running)))
 	if err != nil {
 		t.Fatal(err)
 	}

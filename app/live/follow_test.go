@@ -53,7 +53,7 @@ func TestFollowsTheDaemonThroughRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	got.await(t, "the App created", func(s menu.State) bool { return s.App != nil && !s.App.Spec.Running })
-	if _, err := cl.Patch(ctx, resource.KindApp, "", resource.AppName, []byte(`{"spec":{"running":true}}`), false); err != nil {
+	if _, err := cl.Patch(ctx, resource.KindApp, "", resource.AppName, []byte(`{"spec":{"running":true}}`)); err != nil {
 		t.Fatal(err)
 	}
 	got.await(t, "spec.running true", func(s menu.State) bool { return s.App != nil && s.App.Spec.Running })

@@ -12,12 +12,12 @@ import (
 // patchApp merge-patches the App's spec, creating the App first when there
 // is none and the patch asks it to run. It returns the App as written.
 func (t *Tray) patchApp(patch []byte) (*resource.App, error) {
-	obj, err := t.opts.Client.Patch(t.ctx, resource.KindApp, "", resource.AppName, patch, false)
+	obj, err := t.opts.Client.Patch(t.ctx, resource.KindApp, "", resource.AppName, patch)
 	if resource.IsNotFound(err) {
 		app := &resource.App{TypeMeta: resource.TypeMeta{APIVersion: resource.APIVersion, Kind: resource.KindApp.Name},
 			Metadata: resource.ObjectMeta{Name: resource.AppName}}
 		if obj, err = t.opts.Client.Create(t.ctx, app); err == nil || resource.ReasonOf(err) == resource.ReasonAlreadyExists {
-			obj, err = t.opts.Client.Patch(t.ctx, resource.KindApp, "", resource.AppName, patch, false)
+			obj, err = t.opts.Client.Patch(t.ctx, resource.KindApp, "", resource.AppName, patch)
 		}
 	}
 	if err != nil {

@@ -148,7 +148,7 @@ func (e *env) createApp(spec resource.AppSpec) *resource.App {
 
 func (e *env) patchApp(patch string) *resource.App {
 	e.t.Helper()
-	out, err := e.st.Patch(e.ctx, resource.Key{Kind: "App", Name: resource.AppName}, []byte(patch), false)
+	out, err := e.st.Patch(e.ctx, resource.Key{Kind: "App", Name: resource.AppName}, []byte(patch))
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -268,7 +268,7 @@ func TestSetSizesPatchesOnlyTheAppsFieldsAndRestarts(t *testing.T) {
 	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, app.ReasonRunning)
 
 	// Another writer's param survives the App's patches.
-	if _, err := e.st.Patch(e.ctx, vmKey, []byte(`{"spec":{"params":{"mounts":[]}}}`), false); err != nil {
+	if _, err := e.st.Patch(e.ctx, vmKey, []byte(`{"spec":{"params":{"mounts":[]}}}`)); err != nil {
 		t.Fatal(err)
 	}
 	restarts := e.getVM().Status.RestartCount
@@ -437,7 +437,7 @@ func TestMirroredConditionsFollowTheVMAndVanishWithIt(t *testing.T) {
 	e.createApp(resource.AppSpec{Running: false, CPUs: 1, Memory: "1GiB"})
 	e.waitApp("the VM", func(*resource.App) bool { _, err := e.st.Get(e.ctx, vmKey); return err == nil })
 	// The VM's generation moves apart from the App's.
-	if _, err := e.st.Patch(e.ctx, vmKey, []byte(`{"spec":{"params":{"mounts":[]}}}`), false); err != nil {
+	if _, err := e.st.Patch(e.ctx, vmKey, []byte(`{"spec":{"params":{"mounts":[]}}}`)); err != nil {
 		t.Fatal(err)
 	}
 	v := e.getVM()

@@ -110,7 +110,7 @@ func (c *Controller) ensureVM(ctx context.Context, app *resource.App, src *resou
 	if err != nil || patch == nil {
 		return vm, err
 	}
-	out, err := c.store.Patch(ctx, key, patch, false)
+	out, err := c.store.Patch(ctx, key, patch)
 	if err != nil {
 		return nil, rejected(err)
 	}

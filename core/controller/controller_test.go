@@ -140,7 +140,7 @@ func TestUpdateStatusRetriesOnConflict(t *testing.T) {
 		calls++
 		if calls == 1 {
 			// Another writer changes the object between our read and write.
-			if _, err := s.Patch(ctx, key, []byte(`{"metadata":{"labels":{"x":"y"}}}`), false); err != nil {
+			if _, err := s.Patch(ctx, key, []byte(`{"metadata":{"labels":{"x":"y"}}}`)); err != nil {
 				return false, err
 			}
 		}

@@ -126,7 +126,7 @@ func TestTerminalErrorIsRecordedInStatusNotRetried(t *testing.T) {
 	}
 
 	// A spec change is a new attempt, and its failure a new record.
-	if _, err := s.Patch(ctx, key, []byte(`{"spec":{"running":true}}`), false); err != nil {
+	if _, err := s.Patch(ctx, key, []byte(`{"spec":{"running":true}}`)); err != nil {
 		t.Fatal(err)
 	}
 	waitSkip()

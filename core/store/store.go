@@ -29,9 +29,11 @@ type Store interface {
 	// UpdateStatus replaces status only, with the same precondition.
 	UpdateStatus(ctx context.Context, obj resource.Object) (resource.Object, error)
 	// Patch applies an RFC 7386 JSON merge patch to the stored object and
-	// writes the result as Update (or UpdateStatus when status is true).
-	// A resourceVersion inside the patch is a precondition.
-	Patch(ctx context.Context, key resource.Key, patch []byte, status bool) (resource.Object, error)
+	// writes the result as Update. A resourceVersion inside the patch is a
+	// precondition.
+	Patch(ctx context.Context, key resource.Key, patch []byte) (resource.Object, error)
+	// PatchStatus is Patch written as UpdateStatus.
+	PatchStatus(ctx context.Context, key resource.Key, patch []byte) (resource.Object, error)
 	// Delete deletes the object, or marks it Terminating while finalizers
 	// remain, and returns its last state.
 	Delete(ctx context.Context, key resource.Key, opts DeleteOptions) (resource.Object, error)

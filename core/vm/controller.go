@@ -373,7 +373,7 @@ func (c *Controller) dropAnnotation(ctx context.Context, vm *resource.VM, a stri
 	if err != nil {
 		return err
 	}
-	_, err = c.store.Patch(ctx, resource.KeyOf(vm), patch, false)
+	_, err = c.store.Patch(ctx, resource.KeyOf(vm), patch)
 	return err
 }
 

@@ -143,7 +143,7 @@ func (e *env) patch(key resource.Key, patch map[string]any) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if _, err := e.st.Patch(context.Background(), key, data, false); err != nil {
+	if _, err := e.st.Patch(context.Background(), key, data); err != nil {
 		e.t.Fatal(err)
 	}
 }

@@ -88,11 +88,18 @@ func (s *faultyStore) UpdateStatus(ctx context.Context, obj resource.Object) (re
 	return s.Store.UpdateStatus(ctx, obj)
 }
 
-func (s *faultyStore) Patch(ctx context.Context, key resource.Key, patch []byte, status bool) (resource.Object, error) {
+func (s *faultyStore) Patch(ctx context.Context, key resource.Key, patch []byte) (resource.Object, error) {
 	if err := s.check("Patch", key, nil, patch); err != nil {
 		return nil, err
 	}
-	return s.Store.Patch(ctx, key, patch, status)
+	return s.Store.Patch(ctx, key, patch)
+}
+
+func (s *faultyStore) PatchStatus(ctx context.Context, key resource.Key, patch []byte) (resource.Object, error) {
+	if err := s.check("PatchStatus", key, nil, patch); err != nil {
+		return nil, err
+	}
+	return s.Store.PatchStatus(ctx, key, patch)
 }
 
 func (s *faultyStore) Delete(ctx context.Context, key resource.Key, opts store.DeleteOptions) (resource.Object, error) {

@@ -128,7 +128,7 @@ memory). With no App, one is made with these values.`,
 			if err != nil {
 				return err
 			}
-			obj, err := cl.Patch(cmd.Context(), resource.KindApp, "", resource.AppName, patch, false)
+			obj, err := cl.Patch(cmd.Context(), resource.KindApp, "", resource.AppName, patch)
 			if resource.IsNotFound(err) {
 				a := resource.NewObject(resource.KindApp).(*resource.App)
 				a.Metadata.Name = resource.AppName

@@ -44,7 +44,11 @@ metadata.resourceVersion in the patch to apply it only to that revision.
 			if err != nil {
 				return err
 			}
-			obj, err := cl.Patch(cmd.Context(), k, sc.ns(k), name, []byte(patch), subresource == "status")
+			write := cl.Patch
+			if subresource == "status" {
+				write = cl.PatchStatus
+			}
+			obj, err := write(cmd.Context(), k, sc.ns(k), name, []byte(patch))
 			if err != nil {
 				return err
 			}

@@ -144,7 +144,7 @@ func newVMParamsCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := cl.Patch(cmd.Context(), resource.KindVM, ns, args[0], patch, false); err != nil {
+			if _, err := cl.Patch(cmd.Context(), resource.KindVM, ns, args[0], patch); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.stdout, "vm/%s params updated\n", args[0])

@@ -33,7 +33,7 @@ func TestConcurrentPatchesWithPreconditions(t *testing.T) {
 				c := cur.(*resource.ConfigMap)
 				n, _ := strconv.Atoi(c.Data["n"])
 				patch := `{"metadata":{"resourceVersion":"` + c.Metadata.ResourceVersion + `"},"data":{"n":"` + strconv.Itoa(n+1) + `"}}`
-				_, err = s.Patch(ctx, key, []byte(patch), false)
+				_, err = s.Patch(ctx, key, []byte(patch))
 				mu.Lock()
 				switch {
 				case err == nil:

@@ -274,11 +274,40 @@ func (s *DB) updateStatus(ctx context.Context, k *resource.Kind, obj resource.Ob
 	return s.commit(ctx, store.Modified, k, updated)
 }
 
-// Patch applies a JSON merge patch to a stored object.
-func (s *DB) Patch(ctx context.Context, key resource.Key, patch []byte, status bool) (resource.Object, error) {
-	k, err := lookupKind(key.Kind)
+// Patch applies a JSON merge patch to a stored object's metadata and spec.
+func (s *DB) Patch(ctx context.Context, key resource.Key, patch []byte) (resource.Object, error) {
+	k, merge, err := mergePatch(key, patch)
 	if err != nil {
 		return nil, err
+	}
+	return s.writeSpec(ctx, k, key, merge)
+}
+
+// PatchStatus applies a JSON merge patch to a stored object's status.
+func (s *DB) PatchStatus(ctx context.Context, key resource.Key, patch []byte) (resource.Object, error) {
+	k, merge, err := mergePatch(key, patch)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.index.get(key)
+	if e == nil {
+		return nil, resource.NotFound(key)
+	}
+	obj, err := merge(e)
+	if err != nil {
+		return nil, err
+	}
+	return s.updateStatus(ctx, k, obj)
+}
+
+// mergePatch returns key's kind and the function that applies patch to a
+// stored entry of it.
+func mergePatch(key resource.Key, patch []byte) (*resource.Kind, func(*entry) (resource.Object, error), error) {
+	k, err := lookupKind(key.Kind)
+	if err != nil {
+		return nil, nil, err
 	}
 	merge := func(e *entry) (resource.Object, error) {
 		merged, err := jsonpatch.MergePatch(e.raw, patch)
@@ -294,20 +323,7 @@ func (s *DB) Patch(ctx context.Context, key resource.Key, patch []byte, status b
 		}
 		return obj, nil
 	}
-	if !status {
-		return s.writeSpec(ctx, k, key, merge)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e := s.index.get(key)
-	if e == nil {
-		return nil, resource.NotFound(key)
-	}
-	obj, err := merge(e)
-	if err != nil {
-		return nil, err
-	}
-	return s.updateStatus(ctx, k, obj)
+	return k, merge, nil
 }
 
 // Delete deletes an object, or marks it Terminating while it has finalizers.

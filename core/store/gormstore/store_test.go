@@ -319,7 +319,7 @@ func TestPatch(t *testing.T) {
 	v := mustCreate(t, s, vm("default", "dev"))
 	key := resource.KeyOf(v)
 
-	out, err := s.Patch(ctx, key, []byte(`{"spec":{"running":true,"params":{"cpus":4}}}`), false)
+	out, err := s.Patch(ctx, key, []byte(`{"spec":{"running":true,"params":{"cpus":4}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,22 +328,22 @@ func TestPatch(t *testing.T) {
 		t.Fatalf("merge patch result: %+v", got)
 	}
 
-	_, err = s.Patch(ctx, key, []byte(`{"metadata":{"resourceVersion":"1"},"spec":{"running":false}}`), false)
+	_, err = s.Patch(ctx, key, []byte(`{"metadata":{"resourceVersion":"1"},"spec":{"running":false}}`))
 	wantReason(t, err, resource.ReasonConflict)
 
-	_, err = s.Patch(ctx, key, []byte(`{"spec":{"runing":false}}`), false)
+	_, err = s.Patch(ctx, key, []byte(`{"spec":{"runing":false}}`))
 	wantReason(t, err, resource.ReasonInvalid)
 	if !strings.Contains(err.Error(), "runing") {
 		t.Fatalf("unknown-field error should name the field: %v", err)
 	}
 
-	_, err = s.Patch(ctx, key, []byte(`{"metadata":{"name":"other"}}`), false)
+	_, err = s.Patch(ctx, key, []byte(`{"metadata":{"name":"other"}}`))
 	wantReason(t, err, resource.ReasonInvalid)
 
-	_, err = s.Patch(ctx, key, []byte(`not json`), false)
+	_, err = s.Patch(ctx, key, []byte(`not json`))
 	wantReason(t, err, resource.ReasonBadRequest)
 
-	out, err = s.Patch(ctx, key, []byte(`{"status":{"restartCount":2},"spec":{"running":false}}`), true)
+	out, err = s.PatchStatus(ctx, key, []byte(`{"status":{"restartCount":2},"spec":{"running":false}}`))
 	if err != nil {
 		t.Fatal(err)
 	}

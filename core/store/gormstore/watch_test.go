@@ -70,7 +70,7 @@ func TestWatchIdsIncreaseAndResumeIsExact(t *testing.T) {
 		mustCreate(t, s, configMap("default", name, nil))
 	}
 	for _, name := range []string{"c", "e"} {
-		if _, err := s.Patch(ctx, resource.Key{Kind: "ConfigMap", Namespace: "default", Name: name}, []byte(`{"data":{"k":"v"}}`), false); err != nil {
+		if _, err := s.Patch(ctx, resource.Key{Kind: "ConfigMap", Namespace: "default", Name: name}, []byte(`{"data":{"k":"v"}}`)); err != nil {
 			t.Fatal(err)
 		}
 	}
