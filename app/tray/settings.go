@@ -35,6 +35,10 @@ type settingsWindow struct {
 	status             *widget.Label
 	// waitFor is the App generation Apply made, until it settles.
 	waitFor int64
+	// last is the newest state the tray passed on. The daemon's answer to
+	// Apply can come after the App's next change (its status, say), and
+	// must not hide it.
+	last menu.State
 }
 
 // field is one setting's row: its input and the error shown beside it.
@@ -165,11 +169,22 @@ func (w *settingsWindow) applied(app *resource.App, err error) {
 	}
 	w.spec = app.Spec
 	w.waitFor = app.Metadata.Generation
-	w.update(menu.State{DaemonUp: true, App: app})
+	s := menu.State{DaemonUp: true, App: app}
+	if w.last.DaemonUp && w.last.App != nil && revision(w.last.App) >= revision(app) {
+		s = w.last
+	}
+	w.update(s)
+}
+
+// revision is the store revision an App was read at.
+func revision(a *resource.App) int64 {
+	rv, _ := strconv.ParseInt(a.Metadata.ResourceVersion, 10, 64)
+	return rv
 }
 
 // update follows the App while Apply's change takes effect.
 func (w *settingsWindow) update(s menu.State) {
+	w.last = s
 	if w.waitFor == 0 {
 		return
 	}
