@@ -118,7 +118,7 @@ func newE2E(t *testing.T) *e2e {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	e := &e2e{t: t, ctx: ctx, bin: filepath.Join(dir, "paddock")}
-	build := exec.CommandContext(ctx, "go", "build", "-o", e.bin, "paddock.dev/paddock/cmd/paddock")
+	build := exec.CommandContext(ctx, "go", "build", "-tags", "tray", "-o", e.bin, "paddock.dev/paddock/cmd/paddock")
 	build.Env = append(os.Environ(), "CGO_ENABLED=1")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build paddock with cgo: %v\n%s", err, out)

@@ -1,4 +1,4 @@
-//go:build !cgo
+//go:build !cgo || !tray
 
 package cli
 
@@ -8,8 +8,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// runTray fails: the tray's GUI toolkit needs cgo, and a build without it
-// links none of the tray, so that no other command carries it.
+// runTray fails: the tray is only in a build with cgo and the tray tag.
+// Its GUI toolkit needs cgo and X11 and OpenGL headers, and prints locale
+// complaints from its package initialisers, so no other build carries it.
 func (c *cli) runTray(*cobra.Command) error {
-	return errors.New("this paddock was built without cgo, so it has no tray: build it with CGO_ENABLED=1 (the README says which packages that needs)")
+	return errors.New("this paddock was built without the tray: build it with CGO_ENABLED=1 go build -tags tray (the README says which packages that needs)")
 }
