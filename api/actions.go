@@ -113,14 +113,23 @@ func (s *Server) registerVMActions() {
 	}
 }
 
+// actionTimeout reads an action's ?timeout=, defaultActionTimeout when it
+// is empty.
+func actionTimeout(param string) (time.Duration, error) {
+	if param == "" {
+		return defaultActionTimeout, nil
+	}
+	d, err := time.ParseDuration(param)
+	if err != nil || d < 0 {
+		return 0, resource.Errorf(resource.ReasonBadRequest, "timeout %q is not a duration: write it like 90s or 10m", param)
+	}
+	return d, nil
+}
+
 func (s *Server) runAction(ctx context.Context, a vmAction, in *actionInput) (resource.Object, error) {
-	timeout := defaultActionTimeout
-	if in.Timeout != "" {
-		d, err := time.ParseDuration(in.Timeout)
-		if err != nil || d < 0 {
-			return nil, resource.Errorf(resource.ReasonBadRequest, "timeout %q is not a duration: write it like 90s or 10m", in.Timeout)
-		}
-		timeout = d
+	timeout, err := actionTimeout(in.Timeout)
+	if err != nil {
+		return nil, err
 	}
 	key := resource.Key{Kind: resource.KindVM.Name, Namespace: in.Namespace, Name: in.Name}
 	obj, err := s.store.Get(ctx, key)

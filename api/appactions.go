@@ -42,13 +42,9 @@ func (s *Server) registerAppActions() {
 // runAppAction sets the App's spec.running (creating a running App when
 // there is none; stopping a missing App is NotFound) and waits as asked.
 func (s *Server) runAppAction(ctx context.Context, running bool, in *appActionInput) (resource.Object, error) {
-	timeout := defaultActionTimeout
-	if in.Timeout != "" {
-		d, err := time.ParseDuration(in.Timeout)
-		if err != nil || d < 0 {
-			return nil, resource.Errorf(resource.ReasonBadRequest, "timeout %q is not a duration: write it like 90s or 10m", in.Timeout)
-		}
-		timeout = d
+	timeout, err := actionTimeout(in.Timeout)
+	if err != nil {
+		return nil, err
 	}
 	key := resource.Key{Kind: resource.KindApp.Name, Name: resource.AppName}
 	obj, err := s.store.Get(ctx, key)
