@@ -88,24 +88,38 @@ func TestDeleteWaitsForTheCopy(t *testing.T) {
 func TestCopyBeingDeletedIsMadeAnew(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
+	e.leaveTerminatingCopy("dev")
+	e.start()
+	e.copyMadeAnew(e.createVM("dev", true))
+}
+
+// leaveTerminatingCopy leaves the template copy of an earlier VM named vm
+// that was deleted while a finalizer (holdFinalizer) still holds it.
+func (e *env) leaveTerminatingCopy(vm string) {
+	e.t.Helper()
 	e.createTemplate("debian", debianTemplate)
-	gone := newVM("dev", false)
+	gone := newVM(vm, false)
 	gone.Metadata.UID = "uid-of-a-vm-long-gone"
 	leftover := &resource.ConfigMap{
 		TypeMeta: resource.TypeMeta{APIVersion: resource.APIVersion, Kind: resource.KindConfigMap.Name},
-		Metadata: resource.ObjectMeta{Name: resource.TemplateName("dev"), Namespace: "default", Finalizers: []string{holdFinalizer}},
+		Metadata: resource.ObjectMeta{Name: resource.TemplateName(vm), Namespace: "default", Finalizers: []string{holdFinalizer}},
 		Data:     map[string]string{resource.TemplateKey: "cpus: 9\n"},
 	}
 	controller.Own(leftover, gone)
-	if _, err := e.st.Create(t.Context(), leftover); err != nil {
-		t.Fatal(err)
+	if _, err := e.st.Create(e.t.Context(), leftover); err != nil {
+		e.t.Fatal(err)
 	}
-	if err := controller.DeleteOwned(t.Context(), e.st, copyKey("dev"), gone); err != nil {
-		t.Fatal(err)
+	if err := controller.DeleteOwned(e.t.Context(), e.st, copyKey(vm), gone); err != nil {
+		e.t.Fatal(err)
 	}
+}
 
-	e.start()
-	key := e.createVM("dev", true)
+// copyMadeAnew checks that the VM "dev" at key lets the copy that
+// leaveTerminatingCopy left go, touches no machine while it is there, and
+// runs with a copy of its own once the hold is lifted.
+func (e *env) copyMadeAnew(key resource.Key) {
+	e.t.Helper()
+	t := e.t
 	e.waitFor(key, "letting the old copy go", func(*resource.VM) bool {
 		cm, err := e.getCopy("dev")
 		return err == nil && len(cm.Metadata.Finalizers) == 1 // owned-by released: only the hold is left

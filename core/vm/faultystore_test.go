@@ -20,11 +20,13 @@ type faultyStore struct {
 	faults []*storeFault
 }
 
-// storeFault fails the first call of op for which match holds.
+// storeFault fails the first call of op for which match holds, or, when
+// meanwhile is set, runs meanwhile before that call and lets it go on.
 type storeFault struct {
-	op    string
-	match func(key resource.Key, obj resource.Object, patch []byte) bool
-	fired bool
+	op        string
+	match     func(key resource.Key, obj resource.Object, patch []byte) bool
+	meanwhile func()
+	fired     bool
 }
 
 var errInjected = errors.New("injected store failure")
@@ -35,6 +37,14 @@ func (s *faultyStore) fail(op string, match func(key resource.Key, obj resource.
 	defer s.mu.Unlock()
 	s.faults = append(s.faults, f)
 	return f
+}
+
+// meanwhile runs change before the first call of op for which match holds,
+// as another writer that acts at that moment of a reconcile would.
+func (s *faultyStore) meanwhile(op string, match func(key resource.Key, obj resource.Object, patch []byte) bool, change func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = append(s.faults, &storeFault{op: op, match: match, meanwhile: change})
 }
 
 func (s *faultyStore) firedAll() bool {
@@ -54,6 +64,10 @@ func (s *faultyStore) check(op string, key resource.Key, obj resource.Object, pa
 	for _, f := range s.faults {
 		if !f.fired && f.op == op && f.match(key, obj, patch) {
 			f.fired = true
+			if f.meanwhile != nil {
+				f.meanwhile()
+				return nil
+			}
 			return errInjected
 		}
 	}

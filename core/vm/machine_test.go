@@ -182,3 +182,51 @@ func TestDriverErrorsAreRetried(t *testing.T) {
 		t.Errorf("Reconfigure called %d times, want the new template applied", n)
 	}
 }
+
+// A template deleted and created anew under the same name is one the VM
+// takes: when it cannot be rendered with the VM's params, that is recorded
+// and the VM's copy and machine are kept; once it is mended, the VM takes
+// it and restarts.
+func TestTemplateRecreatedBrokenIsCreateFailed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.createTemplate("debian", debianTemplate)
+	withParams := newVM("dev", true)
+	withParams.Spec.Params = map[string]any{"cpus": 2}
+	obj, err := e.st.Create(t.Context(), withParams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := resource.KeyOf(obj)
+	e.start()
+	e.running(key)
+	before, err := e.getCopy("dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	tkey := resource.Key{Kind: resource.KindConfigMap.Name, Namespace: "default", Name: "debian"}
+	if _, err := e.st.Delete(t.Context(), tkey, store.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	broken := e.createTemplate("debian", "images: [unclosed\n")
+	v := e.waitCond(key, resource.VMCreated, false, resource.ReasonCreateFailed)
+	if msg := cond(v, resource.VMCreated).Message; !strings.Contains(msg, "not YAML") {
+		t.Errorf("CreateFailed says %q, want the template's fault named", msg)
+	}
+	if inst, _ := e.fd.Machine("dev"); !inst.Running {
+		t.Errorf("the machine stopped over a broken template: %+v", inst)
+	}
+	if cm, err := e.getCopy("dev"); err != nil || cm.Data[resource.TemplateKey] != before.Data[resource.TemplateKey] {
+		t.Errorf("the VM's copy changed: %v, %v", cm, err)
+	}
+
+	broken.Data[resource.TemplateKey] = debianTemplate
+	if _, err := e.st.Update(t.Context(), broken); err != nil {
+		t.Fatal(err)
+	}
+	e.waitFor(key, "restarted with the mended template", func(v *resource.VM) bool {
+		return v.Status.RestartCount == 2 && hasCond(v, resource.VMCreated, true, resource.ReasonCreated) &&
+			hasCond(v, resource.VMRunning, true, resource.ReasonStarted)
+	})
+}

@@ -1,12 +1,16 @@
 package vm_test
 
 import (
+	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 
+	"paddock.dev/paddock/core/controller"
 	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/core/store"
 	"paddock.dev/paddock/core/vm/vmtest"
 )
 
@@ -141,5 +145,97 @@ func TestResetBeforeTheMachineSurvivesAStoreFailure(t *testing.T) {
 	}
 	if n := e.fd.Count(vmtest.Create, "fresh"); n != 1 {
 		t.Errorf("Create called %d times, want once", n)
+	}
+}
+
+// Reading the template copy after letting it go, the last step before a
+// deleted VM goes, can fail: it is retried, and the VM goes with its
+// machine and its copy.
+func TestDeleteSurvivesAFailedReadOfTheCopy(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	faulty := &faultyStore{Store: e.st}
+	e.ctrlStore = faulty
+	e.start()
+	key := e.createVM("dev", false)
+	e.waitCond(key, resource.VMRunning, false, resource.ReasonStopped)
+
+	// The copy is read while it is gone only once the VM let it go.
+	faulty.fail("Get", func(k resource.Key, _ resource.Object, _ []byte) bool {
+		_, err := e.st.Get(context.Background(), k)
+		return k == copyKey("dev") && resource.IsNotFound(err)
+	})
+	e.delete(key)
+	e.waitGone(key)
+	if !faulty.firedAll() {
+		t.Fatal("the fault never fired: the test does not test what it says")
+	}
+	if inst, _ := e.fd.Machine("dev"); inst.Exists {
+		t.Errorf("the machine is left: %+v", inst)
+	}
+	if _, err := e.getCopy("dev"); !resource.IsNotFound(err) {
+		t.Errorf("the template copy is left: %v", err)
+	}
+}
+
+// Letting go of a copy an earlier VM of the same name left while it was
+// being deleted can fail: it is retried, and the copy made anew once gone.
+func TestReleaseOfALeftoverCopySurvivesAStoreFailure(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	faulty := &faultyStore{Store: e.st}
+	e.ctrlStore = faulty
+	faulty.fail("Update", onTerminating(resource.KindConfigMap.Name))
+	e.leaveTerminatingCopy("dev")
+	e.start()
+	e.copyMadeAnew(e.createVM("dev", true))
+	if !faulty.firedAll() {
+		t.Fatal("the fault never fired: the test does not test what it says")
+	}
+}
+
+// A VM deleted and created anew under the same name while a reconcile of
+// the old one is under way gets nothing of the old one's: the status the
+// old pass meant to write is not written, and the machine the old pass
+// made, never recorded, is removed and made anew for the new VM.
+func TestVMReplacedDuringAReconcile(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	faulty := &faultyStore{Store: e.st}
+	e.ctrlStore = faulty
+	e.createTemplate("debian", debianTemplate)
+	e.start()
+	// The first read of the VM between making its machine and recording it
+	// is the one that writes the old VM's status.
+	faulty.meanwhile("Get", func(k resource.Key, _ resource.Object, _ []byte) bool {
+		pending, _ := e.fd.Uncommitted()
+		return k.Kind == resource.KindVM.Name && slices.Contains(pending, "dev")
+	}, func() {
+		old := resource.Key{Kind: resource.KindVM.Name, Namespace: "default", Name: "dev"}
+		if err := controller.RemoveFinalizer(context.Background(), e.st, old, resource.FinalizerCleanup); err != nil {
+			t.Error(err)
+		}
+		if _, err := e.st.Delete(context.Background(), old, store.DeleteOptions{}); err != nil {
+			t.Error(err)
+		}
+		if _, err := e.st.Create(context.Background(), newVM("dev", true)); err != nil {
+			t.Error(err)
+		}
+	})
+	obj, err := e.st.Create(t.Context(), newVM("dev", true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := obj.(*resource.VM)
+
+	v := e.running(resource.KeyOf(first))
+	if !faulty.firedAll() {
+		t.Fatal("the VM was never replaced: the test does not test what it says")
+	}
+	if v.Metadata.UID == first.Metadata.UID {
+		t.Fatalf("the VM running is the old one: %s", describe(v))
+	}
+	if c, d := e.fd.Count(vmtest.Create, "dev"), e.fd.Count(vmtest.Delete, "dev"); c != 2 || d != 1 {
+		t.Errorf("Create called %d times and Delete %d, want the old VM's machine removed and made anew", c, d)
 	}
 }
