@@ -34,6 +34,7 @@ func TestStoreFailuresAreRetried(t *testing.T) {
 	}{
 		{"read the VM", "Get", onKind(vmKind)},
 		{"read the copy", "Get", onKind(cmKind)},
+		{"read the template", "Get", func(k resource.Key, _ resource.Object, _ []byte) bool { return k.Name == "debian" }},
 		{"add the finalizer", "Update", onKind(vmKind)},
 		{"make the copy", "Create", onKind(cmKind)},
 		{"remake the copy", "Update", func(k resource.Key, obj resource.Object, _ []byte) bool {
