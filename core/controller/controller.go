@@ -29,8 +29,10 @@ type Result struct {
 // in the object's status instead.
 type ReconcileFunc func(ctx context.Context, key resource.Key) (Result, error)
 
-// Mapper turns a store event into the keys to reconcile.
-type Mapper func(store.Event) []resource.Key
+// Mapper turns a store event into the keys to reconcile. A mapper that
+// fails (it reads the store, say) has the event delivered again after a
+// pause, so that no change is lost.
+type Mapper func(store.Event) ([]resource.Key, error)
 
 // Options tune a controller.
 type Options struct {
@@ -238,14 +240,22 @@ func (c *Controller) watch(ctx context.Context, src source) {
 			}
 			continue
 		}
-		from = c.drain(ctx, w, src, from)
+		var mapped bool
+		from, mapped = c.drain(ctx, w, src, from)
 		w.Stop()
+		if !mapped {
+			select {
+			case <-time.After(time.Second):
+			case <-ctx.Done():
+			}
+		}
 	}
 }
 
 // drain enqueues w's events until it ends and returns the revision to
-// resume after.
-func (c *Controller) drain(ctx context.Context, w *store.Watcher, src source, from int64) int64 {
+// resume after, and false when it ended because an event could not be
+// mapped: resuming then delivers that event again.
+func (c *Controller) drain(ctx context.Context, w *store.Watcher, src source, from int64) (int64, bool) {
 	caughtUp := from != 0
 	for {
 		ev, err := w.Next(ctx)
@@ -253,18 +263,23 @@ func (c *Controller) drain(ctx context.Context, w *store.Watcher, src source, fr
 			if !errors.Is(err, context.Canceled) && !errors.Is(err, store.ErrWatchClosed) {
 				c.log.Debug("watch ended; resuming", "kind", src.kind.Name, "from", from, "err", err)
 			}
-			return from
+			return from, true
 		}
 		if ev.Type == store.Bookmark {
 			caughtUp = true
+			from = ev.Revision
+			continue
+		}
+		keys, err := src.mapper(ev)
+		if err != nil {
+			c.log.Warn("cannot tell what a change concerns; watching again from it after a pause",
+				"kind", src.kind.Name, "key", ev.Key.String(), "err", err)
+			return from, false
 		}
 		if caughtUp {
 			from = ev.Revision
 		}
-		if ev.Type == store.Bookmark {
-			continue
-		}
-		for _, key := range src.mapper(ev) {
+		for _, key := range keys {
 			c.queue.Add(key)
 		}
 	}

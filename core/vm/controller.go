@@ -61,14 +61,13 @@ func New(st store.Store, d Driver, opts Options) *Controller {
 // templateUsers maps a change of a ConfigMap to the VMs that name it as
 // their template, so that a VM whose template was missing goes on once it
 // is there. A VM's own template copy is left to the owner mapper.
-func (c *Controller) templateUsers(ev store.Event) []resource.Key {
+func (c *Controller) templateUsers(ev store.Event) ([]resource.Key, error) {
 	if ev.Labels[resource.LabelVM] != "" {
-		return nil
+		return nil, nil
 	}
 	objs, _, err := c.store.List(context.Background(), store.ListOptions{Kind: resource.KindVM, Namespace: ev.Key.Namespace})
 	if err != nil {
-		c.log.Warn("cannot find the VMs a template change concerns", "configmap", ev.Key.String(), "err", err)
-		return nil
+		return nil, fmt.Errorf("find the VMs that use template %s: %w", ev.Key, err)
 	}
 	var keys []resource.Key
 	for _, obj := range objs {
@@ -76,7 +75,7 @@ func (c *Controller) templateUsers(ev store.Event) []resource.Key {
 			keys = append(keys, resource.KeyOf(obj))
 		}
 	}
-	return keys
+	return keys, nil
 }
 
 // Run reconciles until ctx ends, and returns once the boots and running

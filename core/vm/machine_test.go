@@ -2,6 +2,7 @@ package vm_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -39,13 +40,12 @@ func TestResetMakesTheMachineAnew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.waitFor(resource.KeyOf(obj), "created without the request", func(v *resource.VM) bool {
+	// Created is recorded before the machine is committed: wait for both.
+	want := []vmtest.Op{vmtest.Create, vmtest.Commit}
+	e.waitFor(resource.KeyOf(obj), fmt.Sprintf("created without the request, with driver calls %v", want), func(v *resource.VM) bool {
 		_, asked := v.Metadata.Annotations[resource.AnnotationResetRequested]
-		return !asked && hasCond(v, resource.VMCreated, true, resource.ReasonCreated)
+		return !asked && hasCond(v, resource.VMCreated, true, resource.ReasonCreated) && slices.Equal(ops(e.fd.Calls("fresh")), want)
 	})
-	if got, want := ops(e.fd.Calls("fresh")), []vmtest.Op{vmtest.Create, vmtest.Commit}; !slices.Equal(got, want) {
-		t.Errorf("driver calls %v, want %v", got, want)
-	}
 }
 
 // A daemon that crashed between making a machine and recording it finds
@@ -110,6 +110,30 @@ func TestTemplateGoneBeforeTheCopyIsCreateFailed(t *testing.T) {
 
 	e.createTemplate("debian", debianTemplate)
 	e.running(key)
+}
+
+// A template's arrival is not lost when the VMs it concerns cannot be
+// looked up at that moment: the change is delivered again, and the VM that
+// waited for the template goes on.
+func TestTemplateArrivalSurvivesAFailedLookup(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	faulty := &faultyStore{Store: e.st}
+	e.ctrlStore = faulty
+	key := e.createVM("dev", true)
+	tkey := resource.Key{Kind: resource.KindConfigMap.Name, Namespace: "default", Name: "debian"}
+	if _, err := e.st.Delete(t.Context(), tkey, store.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.start()
+	e.waitCond(key, resource.VMCreated, false, resource.ReasonCreateFailed)
+
+	faulty.fail("List", onKind(resource.KindVM.Name))
+	e.createTemplate("debian", debianTemplate)
+	e.running(key)
+	if !faulty.firedAll() {
+		t.Error("the lookup of the template's VMs never failed")
+	}
 }
 
 // A VM keeps its own copy of its template: deleting the template it was
