@@ -20,6 +20,10 @@ import (
 // paddockBin is the paddock binary the tests run, built once by TestMain.
 var paddockBin string
 
+// benchHome is the one home of every run of BenchmarkVMStartToRunning,
+// removed by TestMain.
+var benchHome string
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "paddock-bin")
 	if err != nil {
@@ -33,6 +37,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	if benchHome != "" {
+		os.RemoveAll(benchHome)
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

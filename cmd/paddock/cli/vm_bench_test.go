@@ -46,11 +46,15 @@ func BenchmarkVMStartToRunning(b *testing.B) {
 	}
 	// Go runs a benchmark once with b.N = 1 before the measured run, and a
 	// process drives one Lima home (the driver below refuses a second):
-	// every run uses this one, which TestMain removes with the binary.
-	e := &env{t: b, home: filepath.Join(filepath.Dir(paddockBin), "vmbench"), instance: "default"}
-	if err := os.MkdirAll(e.home, 0o700); err != nil {
-		b.Fatal(err)
+	// every run uses this one, which TestMain removes.
+	if benchHome == "" {
+		dir, err := os.MkdirTemp("", "pd")
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchHome = dir
 	}
+	e := &env{t: b, home: benchHome, instance: "default"}
 	file := filepath.Join(e.home, "debian.yaml")
 	if err := os.WriteFile(file, []byte(tmpl), 0o644); err != nil {
 		b.Fatal(err)
