@@ -127,13 +127,30 @@ func waitForBanner(ctx context.Context, addr string) {
 // shim first on its PATH, where Lima's host agent looks for ssh, and tell
 // the shim the real ssh.
 func (d *Driver) sshShimEnv() ([]string, error) {
-	real, err := exec.LookPath("ssh")
+	dir := filepath.Join(d.LimaHome, "_paddock", "path")
+	real, err := lookPathOutside("ssh", dir)
 	if err != nil {
 		return nil, fmt.Errorf("ssh is not installed (on Debian and Ubuntu: apt-get install openssh-client): %w", err)
 	}
-	dir := filepath.Join(d.LimaHome, "_paddock", "path")
 	if err := linkExecutable(d.Executable, filepath.Join(dir, "ssh")); err != nil {
 		return nil, err
 	}
 	return []string{"PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH"), EnvRealSSH + "=" + real}, nil
+}
+
+// lookPathOutside finds file in PATH as exec.LookPath does, but never in
+// dir, the shim's own directory: a PATH that already leads with it (a
+// process started with a host agent's environment) would otherwise make the
+// shim its own real ssh, and it would exec itself forever.
+func lookPathOutside(file, dir string) (string, error) {
+	for _, p := range filepath.SplitList(os.Getenv("PATH")) {
+		if p == "" || filepath.Clean(p) == filepath.Clean(dir) {
+			continue
+		}
+		path := filepath.Join(p, file)
+		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return path, nil
+		}
+	}
+	return "", exec.ErrNotFound
 }

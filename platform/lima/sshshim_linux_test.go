@@ -1,0 +1,39 @@
+package lima
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// A PATH that already leads with the shim's directory (a daemon started
+// with a host agent's environment) still gives the real ssh, not the shim.
+func TestSSHShimEnvNeverTakesTheShimForTheRealSSH(t *testing.T) {
+	real, err := exec.LookPath("ssh")
+	if err != nil {
+		t.Skip("needs ssh on PATH (openssh-client)")
+	}
+	home := t.TempDir()
+	exe := filepath.Join(t.TempDir(), "paddock")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d := &Driver{LimaHome: home, Executable: exe}
+	shimDir := filepath.Join(home, "_paddock", "path")
+	t.Setenv("PATH", shimDir+string(os.PathListSeparator)+filepath.Dir(real))
+	if _, err := d.sshShimEnv(); err != nil { // makes the shim
+		t.Fatal(err)
+	}
+	env, err := d.sshShimEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := EnvRealSSH + "=" + real
+	for _, kv := range env {
+		if kv == want {
+			return
+		}
+	}
+	t.Fatalf("environment %q, want %s", env, want)
+}
