@@ -3,7 +3,6 @@ package client_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,28 +14,14 @@ import (
 	"time"
 
 	"paddock.dev/paddock/api/client"
+	"paddock.dev/paddock/cmd/paddock/paddocktest"
 )
 
 // paddockBin is the real daemon, built once by TestMain: autostart starts
 // it.
 var paddockBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "paddock-bin")
-	if err != nil {
-		panic(err)
-	}
-	paddockBin = filepath.Join(dir, "paddock")
-	build := exec.Command("go", "build", "-o", paddockBin, "paddock.dev/paddock/cmd/paddock")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build paddock:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { paddocktest.Main(m, &paddockBin, nil) }
 
 // instance is a private HOME with the paths of its default instance; the
 // daemons autostart starts inherit this process's environment.

@@ -234,21 +234,25 @@ func (c *Controller) watch(ctx context.Context, src source) {
 				continue
 			}
 			c.log.Warn("watch failed; retrying", "kind", src.kind.Name, "err", err)
-			select {
-			case <-time.After(time.Second):
-			case <-ctx.Done():
-			}
+			pause(ctx)
 			continue
 		}
 		var mapped bool
 		from, mapped = c.drain(ctx, w, src, from)
 		w.Stop()
 		if !mapped {
-			select {
-			case <-time.After(time.Second):
-			case <-ctx.Done():
-			}
+			pause(ctx)
 		}
+	}
+}
+
+// pause waits a second before a watch is tried again, or until ctx ends.
+func pause(ctx context.Context) {
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
 	}
 }
 

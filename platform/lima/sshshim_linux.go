@@ -47,6 +47,9 @@ func ExecSSH(args []string) error {
 	if real == "" {
 		return fmt.Errorf("%s is not set: the ssh shim does not know which ssh to run", EnvRealSSH)
 	}
+	if sameFile(real, "/proc/self/exe") {
+		return fmt.Errorf("%s=%s is the ssh shim itself, not the real ssh: point it at the system's ssh", EnvRealSSH, real)
+	}
 	if port, master, ok := sshTarget(args); ok && !masterUp(master) {
 		ctx, cancel := context.WithTimeout(context.Background(), bannerWait)
 		waitForBanner(ctx, net.JoinHostPort("127.0.0.1", port))
@@ -57,6 +60,16 @@ func ExecSSH(args []string) error {
 		return fmt.Errorf("exec %s: %w", real, err)
 	}
 	return nil
+}
+
+// sameFile reports whether the paths a and b name one file.
+func sameFile(a, b string) bool {
+	ai, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	bi, err := os.Stat(b)
+	return err == nil && os.SameFile(ai, bi)
 }
 
 // sshTarget finds the port (-p) and control socket (-o ControlPath=...) in

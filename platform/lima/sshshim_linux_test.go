@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -36,4 +37,18 @@ func TestSSHShimEnvNeverTakesTheShimForTheRealSSH(t *testing.T) {
 		}
 	}
 	t.Fatalf("environment %q, want %s", env, want)
+}
+
+// A shim told that it is itself the real ssh refuses, naming the variable,
+// instead of replacing itself with itself for ever.
+func TestExecSSHRefusesToRunItself(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(EnvRealSSH, self)
+	err = ExecSSH([]string{"-V"})
+	if err == nil || !strings.Contains(err.Error(), EnvRealSSH) || !strings.Contains(err.Error(), "shim itself") {
+		t.Fatalf("ExecSSH with itself as the real ssh: %v, want an error naming %s", err, EnvRealSSH)
+	}
 }

@@ -4,17 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"paddock.dev/paddock/cmd/paddock/paddocktest"
 )
 
 // paddockBin is the paddock binary the tests run, built once by TestMain.
@@ -25,23 +25,11 @@ var paddockBin string
 var benchHome string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "paddock-bin")
-	if err != nil {
-		panic(err)
-	}
-	paddockBin = filepath.Join(dir, "paddock")
-	build := exec.Command("go", "build", "-o", paddockBin, "paddock.dev/paddock/cmd/paddock")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build paddock:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	if benchHome != "" {
-		os.RemoveAll(benchHome)
-	}
-	os.RemoveAll(dir)
-	os.Exit(code)
+	paddocktest.Main(m, &paddockBin, func() {
+		if benchHome != "" {
+			os.RemoveAll(benchHome)
+		}
+	})
 }
 
 // env is a private HOME for one test, short enough for socket paths.
