@@ -70,6 +70,7 @@ Every command talks to the daemon of one instance over its REST API and
 starts the daemon when it is not running.`,
 		Args:              noArgs,
 		RunE:              showHelp,
+		PersistentPreRunE: func(*cobra.Command, []string) error { return c.checkGlobalFlags() },
 		SilenceUsage:      true,
 		SilenceErrors:     true,
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
@@ -99,6 +100,19 @@ starts the daemon when it is not running.`,
 	)
 	root.AddCommand(appCommands(c)...)
 	return root
+}
+
+// checkGlobalFlags refuses a log level or an instance name that no
+// command could use, before any command runs (and so before a daemon is
+// started with them).
+func (c *cli) checkGlobalFlags() error {
+	if _, err := logging.ParseLevel(c.logLevel); err != nil {
+		return usageError("--log-level (or %s): %v", logging.EnvLevel, err)
+	}
+	if err := instance.ValidateName(c.instance); err != nil {
+		return usageError("--instance (or %s): %v", instance.EnvName, err)
+	}
+	return nil
 }
 
 func envOr(key, fallback string) string {

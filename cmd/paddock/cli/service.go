@@ -62,7 +62,7 @@ lima_home, db, pid_file, lock_file, token, api_port.`,
 				return enc.Encode(values)
 			case "shell":
 				for _, k := range p.Keys() {
-					fmt.Fprintf(c.stdout, "PADDOCK_%s=%s\n", strings.ToUpper(k), shellQuote(values[k]))
+					fmt.Fprintf(c.stdout, "export PADDOCK_%s=%s\n", strings.ToUpper(k), shellQuote(values[k]))
 				}
 				return nil
 			case "table", "":
