@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/core/store"
@@ -11,10 +12,16 @@ import (
 
 // Validator is the driver's role that checks templates.
 type Validator interface {
-	// Validate checks a complete template; a template the driver rejects
-	// yields the fields at fault (their paths are the template's own).
-	Validate(template []byte) ([]resource.FieldError, error)
+	// Validate makes every check the driver's Create would make of a
+	// complete template for the machine name; a template the driver
+	// rejects yields the fields at fault. Their paths are the template's
+	// own; a problem with the whole template (YAML that does not parse)
+	// has an empty field, and one with the name has NameField.
+	Validate(name string, template []byte) ([]resource.FieldError, error)
 }
+
+// NameField is the field of a Validator's problem with the machine name.
+const NameField = "metadata.name"
 
 // Admit returns the store's admission check for what the driver must
 // accept: a VM's template with its params, and edits of a VM's template
@@ -34,7 +41,7 @@ func Admit(d Validator) store.AdmitFunc {
 			if err != nil {
 				return err
 			}
-			problems, err := d.Validate(rendered)
+			problems, err := d.Validate(o.Metadata.Name, rendered)
 			if err != nil {
 				return err
 			}
@@ -45,12 +52,12 @@ func Admit(d Validator) store.AdmitFunc {
 			if _, owned := o.Metadata.OwnerOfKind(resource.KindVM.Name); !owned || o.Metadata.Labels[resource.LabelVM] == "" {
 				return nil
 			}
-			problems, err := d.Validate([]byte(o.Data[resource.TemplateKey]))
+			problems, err := d.Validate(o.Metadata.Labels[resource.LabelVM], []byte(o.Data[resource.TemplateKey]))
 			if err != nil {
 				return err
 			}
 			for i := range problems {
-				problems[i].Field = "data.template: " + problems[i].Field
+				problems[i].Field = strings.TrimSuffix("data.template: "+problems[i].Field, ": ")
 			}
 			if len(problems) > 0 {
 				return resource.Invalid(resource.KeyOf(o), problems)

@@ -50,7 +50,8 @@ func TestAdmissionNamesTheFieldAtFault(t *testing.T) {
 		{"param at fault", "debian", map[string]any{"cpus": 0}, "spec.params.cpus", "at least 1"},
 		{"template at fault", "bad", nil, "template.cpus", "at least 1"},
 		{"param at fault, deep down", "debian", map[string]any{"images": []any{map[string]any{"arch": "x86_64"}}}, "spec.params.images[0].location", "must not be empty"},
-		{"params over a broken template", "notyaml", map[string]any{"memory": "2GiB"}, "spec.params", "not YAML"},
+		{"params over a broken template", "notyaml", map[string]any{"memory": "2GiB"}, "template", "line 1"},
+		{"a broken template", "notyaml", nil, "template", "line 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := newVM("dev", false)

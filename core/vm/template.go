@@ -4,7 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"regexp"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"sigs.k8s.io/yaml"
@@ -26,7 +28,7 @@ func Render(template string, params map[string]any) ([]byte, error) {
 	}
 	tj, err := yaml.YAMLToJSON([]byte(template))
 	if err != nil {
-		return nil, fmt.Errorf("the template is not YAML: %w", err)
+		return nil, &notYAMLError{err}
 	}
 	pj, err := json.Marshal(params)
 	if err != nil {
@@ -38,6 +40,19 @@ func Render(template string, params map[string]any) ([]byte, error) {
 	}
 	return yaml.JSONToYAML(merged)
 }
+
+// notYAMLError is a template that does not parse as YAML, before params
+// are merged: the template is at fault, not the params.
+type notYAMLError struct{ err error }
+
+// The YAML library's message starts with what it was doing and its name.
+var yamlErrorPrefix = regexp.MustCompile(`^(error converting YAML to JSON: )?yaml: `)
+
+func (e *notYAMLError) Error() string {
+	return "the template is not YAML: " + yamlErrorPrefix.ReplaceAllString(e.err.Error(), "")
+}
+
+func (e *notYAMLError) Unwrap() error { return e.err }
 
 // sourceOf names what a VM's template copy is made from: its template's
 // ConfigMap at a revision, and its params.
@@ -55,6 +70,10 @@ func render(vm *resource.VM, src *resource.ConfigMap) ([]byte, error) {
 		return nil, invalid(vm, "spec.templateRef", fmt.Sprintf("configmap %q has no %q key holding a lima.yaml", src.Metadata.Name, resource.TemplateKey))
 	}
 	out, err := Render(text, vm.Spec.Params)
+	var notYAML *notYAMLError
+	if errors.As(err, &notYAML) {
+		return nil, invalid(vm, "template", notYAML.Error())
+	}
 	if err != nil {
 		return nil, invalid(vm, "spec.params", err.Error())
 	}
@@ -79,7 +98,12 @@ func templateFields(vm *resource.VM, problems []resource.FieldError) []resource.
 			}
 		}
 		field := "template." + p.Field
-		if _, ok := vm.Spec.Params[top]; ok {
+		switch _, param := vm.Spec.Params[top]; {
+		case p.Field == "":
+			field = "template"
+		case p.Field == NameField:
+			field = NameField
+		case param:
 			field = "spec.params." + p.Field
 		}
 		out[i] = resource.FieldError{Field: field, Message: p.Message}

@@ -112,8 +112,8 @@ func (d *Driver) Create(ctx context.Context, name string, templateYAML []byte) e
 	if err := d.init(); err != nil {
 		return err
 	}
-	if err := limastore.ValidateInstName(name); err != nil {
-		return &ValidationError{Problems: []Problem{{Field: "name", Message: err.Error()}}}
+	if p := checkName(name); p != nil {
+		return &ValidationError{Problems: []Problem{*p}}
 	}
 	if _, err := d.load(name, templateYAML); err != nil {
 		return err

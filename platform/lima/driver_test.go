@@ -43,7 +43,7 @@ func TestValidateNamesTheField(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			problems, err := d.Validate([]byte(tt.yaml))
+			problems, err := d.Validate("dev", []byte(tt.yaml))
 			if err != nil {
 				t.Fatalf("Validate(%q): %v", tt.yaml, err)
 			}
@@ -59,7 +59,7 @@ func TestValidateNamesTheField(t *testing.T) {
 }
 
 func TestValidateAcceptsAGoodTemplate(t *testing.T) {
-	if problems, err := newDriver(t).Validate(fakeImageTemplate(t)); err != nil || len(problems) > 0 {
+	if problems, err := newDriver(t).Validate("dev", fakeImageTemplate(t)); err != nil || len(problems) > 0 {
 		t.Fatalf("Validate = %v, %v; want no problems", problems, err)
 	}
 }

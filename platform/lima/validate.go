@@ -3,16 +3,21 @@ package lima
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
 
 	"github.com/goccy/go-yaml"
+	"github.com/lima-vm/lima/pkg/cidata"
 	"github.com/lima-vm/lima/pkg/limayaml"
+	"github.com/lima-vm/lima/pkg/osutil"
+	limastore "github.com/lima-vm/lima/pkg/store"
 	"github.com/lima-vm/lima/pkg/store/filenames"
 
 	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/core/vm"
 )
 
 // A Problem is one thing wrong with a template. Field is the template's
@@ -74,34 +79,51 @@ func yamlPath(goPath string) string {
 	return strings.Join(parts, ".")
 }
 
-// Validate checks templateYAML with Lima's own loader (which fills in
-// defaults) and validator, as Create does, and returns the fields at fault
-// when Lima rejects it (vm.Validator); "(template)" stands for a problem
-// Lima names no field for. It is stricter than Lima in one way: a field
-// Lima does not know is an error, where Lima only warns, so that a typo is
-// reported instead of silently ignored.
-func (d *Driver) Validate(templateYAML []byte) ([]resource.FieldError, error) {
+// Validate checks templateYAML for the instance name with every check
+// Lima's create makes (vm.Validator): the name, Lima's loader (which fills
+// in defaults) and validator, and the checks of the cloud-init
+// configuration it writes. It returns the fields at fault when Lima
+// rejects it; a problem with the whole template (YAML that does not parse)
+// has no field, one with the name has vm.NameField. It is stricter than
+// Lima in one way: a field Lima does not know is an error, where Lima only
+// warns, so that a typo is reported instead of silently ignored.
+func (d *Driver) Validate(name string, templateYAML []byte) ([]resource.FieldError, error) {
 	if err := d.init(); err != nil {
 		return nil, err
 	}
-	// The name only seeds defaults such as MAC addresses.
-	_, err := d.load("validate", templateYAML)
+	if p := checkName(name); p != nil {
+		return []resource.FieldError{{Field: vm.NameField, Message: p.Message}}, nil
+	}
+	_, err := d.load(name, templateYAML)
 	var ve *ValidationError
 	if !errors.As(err, &ve) {
 		return nil, err
 	}
 	out := make([]resource.FieldError, len(ve.Problems))
 	for i, p := range ve.Problems {
-		field := p.Field
-		if field == "" {
-			field = "(template)"
-		}
-		out[i] = resource.FieldError{Field: field, Message: p.Message}
+		out[i] = resource.FieldError{Field: p.Field, Message: p.Message}
 	}
 	return out, nil
 }
 
-// load is Validate for the instance name, returning the loaded template.
+// checkName makes Lima's checks of an instance name: its characters, and
+// the length of the longest socket path in its directory.
+func checkName(name string) *Problem {
+	if err := limastore.ValidateInstName(name); err != nil {
+		return &Problem{Field: "name", Message: err.Error()}
+	}
+	dir, err := limastore.InstanceDir(name)
+	if err != nil {
+		return &Problem{Field: "name", Message: err.Error()}
+	}
+	if sock := filepath.Join(dir, filenames.LongestSock); len(sock) >= osutil.UnixPathMax {
+		return &Problem{Field: "name", Message: fmt.Sprintf("is too long: the socket path %s would be %d bytes, and must be less than %d; choose a name at most %d bytes long",
+			sock, len(sock), osutil.UnixPathMax, len(name)-(len(sock)-osutil.UnixPathMax+1))}
+	}
+	return nil
+}
+
+// load is Validate's check of the template, returning the loaded template.
 func (d *Driver) load(name string, templateYAML []byte) (*limayaml.LimaYAML, error) {
 	if len(templateYAML) == 0 {
 		return nil, &ValidationError{Problems: []Problem{{Message: "the template is empty"}}}
@@ -118,10 +140,34 @@ func (d *Driver) load(name string, templateYAML []byte) (*limayaml.LimaYAML, err
 	if err := limayaml.Validate(loaded, false); err != nil {
 		return nil, validationError(err)
 	}
+	if err := d.checkCloudConfig(name, loaded); err != nil {
+		return nil, err
+	}
 	return loaded, nil
 }
 
-// validationError splits a (possibly joined) Lima error into problems.
+// checkCloudConfig makes the checks Lima's create makes when it writes the
+// instance's cloud-init configuration (the user is not root, has a uid,
+// a home and a shell), by writing it to a temporary
+// directory. That needs Lima's user key, as create does.
+func (d *Driver) checkCloudConfig(name string, loaded *limayaml.LimaYAML) error {
+	if err := EnsureUserKey(d.LimaHome); err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "paddock-validate-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	if err := cidata.GenerateCloudConfig(dir, name, loaded); err != nil {
+		return validationError(err)
+	}
+	return nil
+}
+
+// validationError splits a (possibly joined) Lima error into problems,
+// each once: Lima says the same sentence for a field and for each value
+// it defaulted from it (an image's arch from arch).
 func validationError(err error) *ValidationError {
 	var errs []error
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
@@ -130,28 +176,63 @@ func validationError(err error) *ValidationError {
 		errs = []error{err}
 	}
 	ve := &ValidationError{}
+	seen := map[Problem]bool{}
 	for _, e := range errs {
 		var nested *ValidationError
 		if errors.As(e, &nested) {
 			ve.Problems = append(ve.Problems, nested.Problems...)
 			continue
 		}
-		p := Problem{Message: e.Error()}
-		for i, re := range fieldREs {
-			if m := re.FindStringSubmatch(p.Message); m != nil {
-				p.Field = m[1]
-				if i == goFieldRE {
-					p.Field = yamlPath(p.Field)
-				}
-				break
-			}
+		p := problemOf(e)
+		if !seen[p] {
+			seen[p] = true
+			ve.Problems = append(ve.Problems, p)
 		}
-		ve.Problems = append(ve.Problems, p)
 	}
 	if len(ve.Problems) == 0 {
 		ve.Problems = []Problem{{Message: fmt.Sprint(err)}}
 	}
 	return ve
+}
+
+// unmarshalPrefix starts Lima's message for YAML it cannot decode; it names
+// the path of the instance's lima.yaml, which is no file of the user's.
+var unmarshalPrefix = regexp.MustCompile(`^failed to unmarshal YAML \(.*?"\): `)
+
+// cloudConfigRE matches the checks of Lima's cloud-init configuration,
+// which name Go fields; cloudConfigFields are the template's.
+var (
+	cloudConfigRE     = regexp.MustCompile(`^field (User|UID|Home|Shell|SSHPubKeys) (.*)$`)
+	cloudConfigFields = map[string]string{"User": "user.name", "UID": "user.uid", "Home": "user.home", "Shell": "user.shell", "SSHPubKeys": "ssh"}
+)
+
+// problemOf names the field of one of Lima's errors, and its line when the
+// YAML decoder found it.
+func problemOf(e error) Problem {
+	msg := e.Error()
+	var yerr yaml.Error
+	if errors.As(e, &yerr) && yerr.GetToken() != nil {
+		pos := yerr.GetToken().Position
+		msg = fmt.Sprintf("line %d, column %d: %s", pos.Line, pos.Column, yerr.GetMessage())
+	} else {
+		msg = unmarshalPrefix.ReplaceAllString(msg, "")
+	}
+	p := Problem{Message: msg}
+	if m := cloudConfigRE.FindStringSubmatch(msg); m != nil {
+		p.Field = cloudConfigFields[m[1]]
+		p.Message = fmt.Sprintf("field `%s` %s", p.Field, m[2])
+		return p
+	}
+	for i, re := range fieldREs {
+		if m := re.FindStringSubmatch(msg); m != nil {
+			p.Field = m[1]
+			if i == goFieldRE {
+				p.Field = yamlPath(p.Field)
+			}
+			break
+		}
+	}
+	return p
 }
 
 // checkKnownFields decodes templateYAML strictly, so that a field Lima does

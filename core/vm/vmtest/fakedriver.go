@@ -184,7 +184,7 @@ func (f *FakeDriver) template(name string) string {
 
 // Validate accepts a YAML mapping whose cpus, when set, is at least 1,
 // and whose images each have a location.
-func (f *FakeDriver) Validate(template []byte) ([]resource.FieldError, error) {
+func (f *FakeDriver) Validate(name string, template []byte) ([]resource.FieldError, error) {
 	var t struct {
 		CPUs   *int `json:"cpus"`
 		Images []struct {
@@ -192,7 +192,7 @@ func (f *FakeDriver) Validate(template []byte) ([]resource.FieldError, error) {
 		} `json:"images"`
 	}
 	if err := yaml.Unmarshal(template, &t); err != nil {
-		return []resource.FieldError{{Field: "(template)", Message: err.Error()}}, nil
+		return []resource.FieldError{{Message: err.Error()}}, nil
 	}
 	var problems []resource.FieldError
 	if t.CPUs != nil && *t.CPUs < 1 {
