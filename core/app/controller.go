@@ -27,6 +27,10 @@ const (
 	// templateRetry is how soon a template that could not be rendered (no
 	// image yet) is tried again.
 	templateRetry = 10 * time.Second
+	// pendingRetry is how soon a template that is on its way (its image
+	// downloading) is rendered again, which also refreshes the progress
+	// that the App's conditions show.
+	pendingRetry = time.Second
 	// goneRetry is how soon a deletion waited for is looked at again.
 	goneRetry = time.Second
 )
@@ -36,6 +40,16 @@ const (
 type Template interface {
 	Render(engine string) ([]byte, error)
 }
+
+// PendingError is a Template's answer while something the template needs is
+// on its way (its guest image downloading): the App's Created and Settled
+// conditions say Reason and Message, and the template is rendered again
+// in a second.
+type PendingError struct {
+	Reason, Message string
+}
+
+func (e *PendingError) Error() string { return e.Message }
 
 // Engine reaches a container engine through the socket its VM forwards to
 // the host: Docker's /_ping for moby, the version call for containerd. It
@@ -120,7 +134,11 @@ func (c *Controller) reconcile(ctx context.Context, key resource.Key) (controlle
 				return controller.Result{}, err
 			}
 		}
-		return controller.Result{RequeueAfter: templateRetry}, c.writeStatus(ctx, app, vm, engineState{}, blocked)
+		retry := templateRetry
+		if errors.As(blocked, new(*PendingError)) {
+			retry = pendingRetry
+		}
+		return controller.Result{RequeueAfter: retry}, c.writeStatus(ctx, app, vm, engineState{}, blocked)
 	}
 	if err != nil {
 		return controller.Result{}, err

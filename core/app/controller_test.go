@@ -347,6 +347,25 @@ func TestATemplateThatCannotBeMadeIsReportedAndRetried(t *testing.T) {
 	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, app.ReasonRunning)
 }
 
+// While the image downloads, the App says how far it got, looks again
+// each second without being nudged, and settles once the image is there.
+func TestADownloadingImageIsShownWithItsProgressThenTheAppStarts(t *testing.T) {
+	e := start(t, true)
+	e.engine.set(true)
+	e.tmpl.fail(&app.PendingError{Reason: app.ReasonDownloading, Message: "downloading the guest image: 1 MiB of 4 MiB (25%)"})
+	a := e.createApp(resource.AppSpec{Running: true, CPUs: 1, Memory: "1GiB"})
+	a = e.waitSettled(a.Metadata.Generation, metav1.ConditionFalse, app.ReasonDownloading)
+	if c := cond(a.Status.Conditions, resource.AppCreated); c.Reason != app.ReasonDownloading || c.Message != "downloading the guest image: 1 MiB of 4 MiB (25%)" {
+		t.Fatalf("Created = %+v", c)
+	}
+	e.tmpl.fail(&app.PendingError{Reason: app.ReasonDownloading, Message: "downloading the guest image: 3 MiB of 4 MiB (75%)"})
+	e.waitApp("the newer progress", func(a *resource.App) bool {
+		return strings.Contains(cond(a.Status.Conditions, resource.AppSettled).Message, "75%")
+	})
+	e.tmpl.fail(nil)
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, app.ReasonRunning)
+}
+
 func TestAForeignVMOfTheSameNameBlocksTheApp(t *testing.T) {
 	e := start(t, false)
 	cm := &resource.ConfigMap{TypeMeta: resource.TypeMeta{APIVersion: resource.APIVersion, Kind: "ConfigMap"},

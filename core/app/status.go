@@ -27,6 +27,7 @@ const (
 	ReasonReconciling = resource.ReasonReconciling
 	ReasonRestarting  = "Restarting"
 	ReasonDeleting    = "Deleting"
+	ReasonDownloading = "Downloading"
 )
 
 // pingTimeout bounds one call to the engine.

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -43,6 +44,10 @@ func (e *blockedError) Unwrap() error { return e.err }
 // making it when missing.
 func (c *Controller) ensureTemplate(ctx context.Context, app *resource.App) (*resource.ConfigMap, error) {
 	text, err := c.opts.Template.Render(app.Spec.ContainerEngine.Name)
+	var pending *PendingError
+	if errors.As(err, &pending) {
+		return nil, &blockedError{pending.Reason, pending}
+	}
 	if err != nil {
 		return nil, &blockedError{resource.ReasonTemplateFailed, fmt.Errorf("cannot make the VM's template: %w", err)}
 	}

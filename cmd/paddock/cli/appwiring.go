@@ -8,16 +8,21 @@ import (
 	"paddock.dev/paddock/core/instance"
 	"paddock.dev/paddock/platform/dockercontext"
 	"paddock.dev/paddock/platform/engine"
+	"paddock.dev/paddock/platform/image"
 	"paddock.dev/paddock/platform/linux/apptemplate"
 )
 
 // appOptions gives the App's controller the instance's parts: the Linux
 // template (QEMU through Lima; the other hosts' templates arrive with
 // their drivers), the engine reached through the instance's sockets, and
-// the docker context named after the instance.
-func appOptions(p instance.Paths, log *slog.Logger) app.Options {
+// the docker context named after the instance. The VM boots img.
+func appOptions(p instance.Paths, img image.Source, log *slog.Logger) (app.Options, error) {
+	tmpl, err := apptemplate.New(p.ShortDir, img)
+	if err != nil {
+		return app.Options{}, err
+	}
 	return app.Options{
-		Template: apptemplate.New(p.ShortDir),
+		Template: tmpl,
 		Engine:   engine.Pinger{ShortDir: p.ShortDir},
 		Context: dockercontext.Context{
 			Name:      dockerContextName(p),
@@ -25,7 +30,7 @@ func appOptions(p instance.Paths, log *slog.Logger) app.Options {
 			StateFile: filepath.Join(p.Dir, "docker-context-replaced"),
 		},
 		Logger: log,
-	}
+	}, nil
 }
 
 // dockerContextName is the instance's docker context: paddock, or

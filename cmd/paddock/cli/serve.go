@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,6 +26,7 @@ import (
 	"paddock.dev/paddock/core/store/gormstore"
 	"paddock.dev/paddock/core/vm"
 	"paddock.dev/paddock/platform/hostcheck"
+	"paddock.dev/paddock/platform/image"
 	"paddock.dev/paddock/platform/lima"
 	"paddock.dev/paddock/platform/service"
 )
@@ -40,7 +42,7 @@ const vmStopBound = 60 * time.Second
 const EnvDatabase = "PADDOCK_DATABASE"
 
 func newServeCmd(c *cli) *cobra.Command {
-	var listen, database string
+	var listen, database, img string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the daemon in the foreground",
@@ -55,7 +57,16 @@ token'). A port of 0 takes the instance's own port.
 
 --database (or PADDOCK_DATABASE) keeps the objects elsewhere than the
 instance's SQLite file: another file path, or postgres://USER:PASSWORD@HOST/DB
-for PostgreSQL. One daemon only may use a database.`,
+for PostgreSQL. One daemon only may use a database.
+
+--image (or PADDOCK_APP_IMAGE) names the guest image the App boots, for a
+machine without a network: a directory that
+platform/linux/guestimage/build.sh printed, or a cloud disk image file
+(.qcow2, .img, .raw) whose container engine is installed at its first
+boot. Without it, the App boots the newest image build.sh left in the
+image cache, else the published Debian 12 cloud image, downloaded once
+(checked against its pinned SHA-512) into ~/.cache/paddock/downloads. The
+choice is made when the daemon starts.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := c.Paths()
@@ -75,12 +86,13 @@ for PostgreSQL. One daemon only may use a database.`,
 				return err
 			}
 			return service.Run(p.Instance, func(ctx context.Context) error {
-				return runDaemon(ctx, daemonConfig{paths: p, listen: listen, database: database, log: log})
+				return runDaemon(ctx, daemonConfig{paths: p, listen: listen, database: database, image: img, log: log})
 			})
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "", "also serve on loopback TCP, e.g. tcp://127.0.0.1:0 (needs the bearer token)")
 	cmd.Flags().StringVar(&database, "database", envOr(EnvDatabase, ""), "database: a SQLite file path or postgres://... (default: the instance's db file; env "+EnvDatabase+")")
+	cmd.Flags().StringVar(&img, "image", envOr(image.EnvImage, ""), "the App's guest image: a built image directory or a disk image file (default: the newest built, else Debian's cloud image; env "+image.EnvImage+")")
 	return cmd
 }
 
@@ -88,6 +100,7 @@ type daemonConfig struct {
 	paths    instance.Paths
 	listen   string
 	database string // empty: the instance's SQLite file
+	image    string // empty: image.Find's choice
 	log      *slog.Logger
 }
 
@@ -106,6 +119,10 @@ func runDaemon(ctx context.Context, cfg daemonConfig) error {
 		database = p.DB
 	}
 	dialector, err := gormstore.Dialector(database)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	appImage, err := image.Find(cfg.image, runtime.GOARCH)
 	if err != nil {
 		return usageError("%v", err)
 	}
@@ -152,7 +169,11 @@ func runDaemon(ctx context.Context, cfg daemonConfig) error {
 	defer stopControllers()
 	var controllers sync.WaitGroup
 	controllers.Go(func() { vms.Run(ctrlCtx) })
-	apps := app.New(st, appOptions(p, log))
+	appOpts, err := appOptions(p, appImage, log)
+	if err != nil {
+		return err
+	}
+	apps := app.New(st, appOpts)
 	controllers.Go(func() { apps.Run(ctrlCtx) })
 
 	hostCheck := func(ctx context.Context) resource.HostReport { return hostcheck.Gather(ctx, hostCheckOptions(p)) }

@@ -1,24 +1,20 @@
 package apptemplate
 
 import (
+	"context"
 	_ "embed"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"sigs.k8s.io/yaml"
 
 	"paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/platform/image"
 )
-
-// EnvImage names the guest image directory the App boots (one that
-// platform/linux/guestimage/build.sh printed), overriding the search of the
-// image cache.
-const EnvImage = "PADDOCK_APP_IMAGE"
 
 //go:embed app.yaml
 var base []byte
@@ -28,6 +24,9 @@ var mobyScript string
 
 //go:embed containerd.sh
 var containerdScript string
+
+//go:embed install.sh
+var installScript string
 
 // engine is what a container engine adds to the template.
 type engine struct {
@@ -46,50 +45,37 @@ type Template struct {
 	// ShortDir is the instance's short directory, where the engine's
 	// socket is forwarded.
 	ShortDir string
-	// Image is the guest image directory; empty finds the newest in the
-	// image cache (or EnvImage's) at each render, so an image built after
-	// the daemon started is taken.
-	Image string
+	// Image is the guest image the VM boots.
+	Image image.Source
+	// Disks brings a remote disk image onto the host.
+	Disks *image.Fetcher
 }
 
 var _ app.Template = Template{}
 
 // New returns the template for the instance whose short directory is
-// shortDir, on the guest image FindImage finds now. The image is chosen
-// once: an image built while the daemon runs would otherwise restart a
-// running App into it. When there is none yet, each render looks again
-// (and says what to do), so that the App boots one built later.
-func New(shortDir string) Template {
-	image, err := FindImage()
+// shortDir, booting src (image.Find's choice when the daemon starts: an
+// image built while the daemon runs would otherwise restart a running App
+// into it). Remote images are downloaded into the download cache.
+func New(shortDir string, src image.Source) (Template, error) {
+	cache, err := image.DownloadCache()
 	if err != nil {
-		image = ""
+		return Template{}, err
 	}
-	return Template{ShortDir: shortDir, Image: image}
+	return Template{ShortDir: shortDir, Image: src, Disks: &image.Fetcher{Cache: cache}}, nil
 }
 
-// Render returns the complete template of the App's VM running engine.
+// Render returns the complete template of the App's VM running engine. While
+// a remote image downloads, it answers an *app.PendingError that says how far
+// the download got.
 func (t Template) Render(engineName string) ([]byte, error) {
 	e, ok := engines[engineName]
 	if !ok {
 		return nil, fmt.Errorf("unknown container engine %q", engineName)
 	}
-	dir := t.Image
-	if dir == "" {
-		var err error
-		if dir, err = FindImage(); err != nil {
-			return nil, err
-		}
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "template.yaml"))
+	tmpl, provision, err := t.boot(e)
 	if err != nil {
-		return nil, fmt.Errorf("guest image %s: %w", dir, err)
-	}
-	var tmpl map[string]any
-	if err := yaml.Unmarshal(raw, &tmpl); err != nil {
-		return nil, fmt.Errorf("guest image %s: template.yaml: %w", dir, err)
-	}
-	if err := wantUnit(tmpl, e.unit); err != nil {
-		return nil, fmt.Errorf("guest image %s: %w", dir, err)
+		return nil, err
 	}
 	var over map[string]any
 	if err := yaml.Unmarshal(base, &over); err != nil {
@@ -98,12 +84,52 @@ func (t Template) Render(engineName string) ([]byte, error) {
 	for k, v := range over {
 		tmpl[k] = v
 	}
-	tmpl["provision"] = []any{map[string]any{"mode": "system", "script": e.script}}
+	tmpl["provision"] = append(provision, map[string]any{"mode": "system", "script": e.script})
 	tmpl["portForwards"] = []any{map[string]any{
 		"guestSocket": e.guestSocket,
 		"hostSocket":  app.EngineSocket(t.ShortDir, engineName),
 	}}
 	return yaml.Marshal(tmpl)
+}
+
+// boot returns how the VM boots its image: a built image's template
+// fragment with the engine started from the kernel command line, or a
+// cloud disk booted by its own boot loader, with a provisioning script that
+// installs and starts the engine.
+func (t Template) boot(e engine) (map[string]any, []any, error) {
+	if dir := t.Image.Dir; dir != "" {
+		raw, err := os.ReadFile(filepath.Join(dir, "template.yaml"))
+		if err != nil {
+			return nil, nil, fmt.Errorf("guest image %s: %w", dir, err)
+		}
+		var tmpl map[string]any
+		if err := yaml.Unmarshal(raw, &tmpl); err != nil {
+			return nil, nil, fmt.Errorf("guest image %s: template.yaml: %w", dir, err)
+		}
+		if err := wantUnit(tmpl, e.unit); err != nil {
+			return nil, nil, fmt.Errorf("guest image %s: %w", dir, err)
+		}
+		return tmpl, []any{}, nil
+	}
+	disk, err := t.Disks.Local(context.Background(), t.Image)
+	var downloading *image.DownloadingError
+	if errors.As(err, &downloading) {
+		return nil, nil, &app.PendingError{Reason: app.ReasonDownloading, Message: downloading.Error()}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	tmpl := map[string]any{
+		"vmType": "qemu",
+		"arch":   t.Image.Arch,
+		"images": []any{map[string]any{"location": disk, "arch": t.Image.Arch}},
+		// Debian's cloud images boot by BIOS too, which needs no UEFI
+		// firmware package on the host (x86_64 only; Lima ignores it
+		// elsewhere).
+		"firmware": map[string]any{"legacyBIOS": true},
+	}
+	install := strings.ReplaceAll(installScript, "{{UNIT}}", e.unit)
+	return tmpl, []any{map[string]any{"mode": "system", "script": install}}, nil
 }
 
 // wantUnit adds systemd.wants=unit to the kernel command line of each of
@@ -123,48 +149,4 @@ func wantUnit(tmpl map[string]any, unit string) error {
 		kernel["cmdline"] = strings.TrimSpace(cmdline + " systemd.wants=" + unit)
 	}
 	return nil
-}
-
-// FindImage returns the guest image directory: EnvImage when set, else the
-// image most recently built in the image cache.
-func FindImage() (string, error) {
-	if dir := os.Getenv(EnvImage); dir != "" {
-		if _, err := os.Stat(filepath.Join(dir, "template.yaml")); err != nil {
-			return "", fmt.Errorf("%s=%s is no guest image directory: %w", EnvImage, dir, err)
-		}
-		return dir, nil
-	}
-	cache, err := imageCache()
-	if err != nil {
-		return "", err
-	}
-	matches, _ := filepath.Glob(filepath.Join(cache, "*", "template.yaml"))
-	if len(matches) == 0 {
-		return "", fmt.Errorf("no guest image in %s: build one with platform/linux/guestimage/build.sh, or set %s to an image directory", cache, EnvImage)
-	}
-	sort.Slice(matches, func(i, j int) bool { return modTime(matches[i]) > modTime(matches[j]) })
-	return filepath.Dir(matches[0]), nil
-}
-
-// imageCache is where platform/linux/guestimage/build.sh keeps its images.
-func imageCache() (string, error) {
-	if dir := os.Getenv("PADDOCK_IMAGE_CACHE"); dir != "" {
-		return dir, nil
-	}
-	if dir := os.Getenv("XDG_CACHE_HOME"); filepath.IsAbs(dir) {
-		return filepath.Join(dir, "paddock", "images"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(home, ".cache", "paddock", "images"), nil
-}
-
-func modTime(path string) int64 {
-	st, err := os.Stat(path)
-	if err != nil {
-		return 0
-	}
-	return st.ModTime().UnixNano()
 }

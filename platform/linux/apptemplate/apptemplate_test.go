@@ -1,14 +1,21 @@
 package apptemplate
 
 import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/opencontainers/go-digest"
 	"sigs.k8s.io/yaml"
 
+	"paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/platform/image"
 )
 
 // fragment is what platform/linux/guestimage/build.sh writes beside an image.
@@ -25,7 +32,7 @@ images:
 containerd: {system: false, user: false}
 `
 
-func image(t *testing.T) string {
+func builtImage(t *testing.T) string {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "template.yaml"), []byte(fragment), 0o644); err != nil {
 		t.Fatal(err)
@@ -34,12 +41,12 @@ func image(t *testing.T) string {
 }
 
 func TestRenderStartsTheEngineAndForwardsItsSocketIntoTheInstance(t *testing.T) {
-	dir := image(t)
+	dir := builtImage(t)
 	for engine, want := range map[string][3]string{
 		resource.EngineMoby:       {"systemd.wants=docker.service", "/run/docker.sock", "/home/u/.paddock-x/docker.sock"},
 		resource.EngineContainerd: {"systemd.wants=containerd.service", "/run/containerd/containerd.sock", "/home/u/.paddock-x/containerd.sock"},
 	} {
-		out, err := Template{ShortDir: "/home/u/.paddock-x", Image: dir}.Render(engine)
+		out, err := Template{ShortDir: "/home/u/.paddock-x", Image: image.Source{Dir: dir}}.Render(engine)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,63 +74,74 @@ func TestRenderStartsTheEngineAndForwardsItsSocketIntoTheInstance(t *testing.T) 
 	}
 }
 
-func TestFindImageTakesTheOverrideOrTheNewestBuilt(t *testing.T) {
-	cache := t.TempDir()
-	t.Setenv("PADDOCK_IMAGE_CACHE", cache)
-	t.Setenv(EnvImage, "")
-	if _, err := FindImage(); err == nil || !strings.Contains(err.Error(), "guestimage/build.sh") {
-		t.Fatalf("an empty cache: %v", err)
+// A cloud disk boots by its own boot loader; a script installs the engine
+// and starts it before the engine's socket is handed to the Lima user.
+func TestRenderOfACloudDiskInstallsAndStartsTheEngine(t *testing.T) {
+	disk := filepath.Join(t.TempDir(), "debian.qcow2")
+	if err := os.WriteFile(disk, []byte("qcow"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	for _, name := range []string{"old", "new"} {
-		if err := os.MkdirAll(filepath.Join(cache, name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(cache, name, "template.yaml"), []byte(fragment), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	past := mustStat(t, filepath.Join(cache, "new", "template.yaml")).ModTime().Add(-3600e9)
-	os.Chtimes(filepath.Join(cache, "old", "template.yaml"), past, past)
-	if dir, err := FindImage(); err != nil || dir != filepath.Join(cache, "new") {
-		t.Fatalf("FindImage = %s, %v", dir, err)
-	}
-	t.Setenv(EnvImage, filepath.Join(cache, "old"))
-	if dir, err := FindImage(); err != nil || dir != filepath.Join(cache, "old") {
-		t.Fatalf("with %s: %s, %v", EnvImage, dir, err)
-	}
-	t.Setenv(EnvImage, "/nonexistent")
-	if _, err := FindImage(); err == nil || !strings.Contains(err.Error(), EnvImage) {
-		t.Fatalf("a bad override: %v", err)
-	}
-}
-
-func mustStat(t *testing.T, p string) os.FileInfo {
-	st, err := os.Stat(p)
+	src, err := image.Choose(disk, nil, "amd64")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return st
+	tmpl, err := New("/home/u/.paddock-x", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for engine, unit := range map[string]string{resource.EngineMoby: "docker.service", resource.EngineContainerd: "containerd.service"} {
+		out, err := tmpl.Render(engine)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Arch     string
+			Images   []struct{ Location, Arch string }
+			Firmware struct {
+				LegacyBIOS bool `json:"legacyBIOS"`
+			}
+			Provision []struct{ Mode, Script string }
+		}
+		if err := yaml.Unmarshal(out, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Arch != "x86_64" || len(got.Images) != 1 || got.Images[0].Location != disk || !got.Firmware.LegacyBIOS {
+			t.Errorf("%s: %s", engine, out)
+		}
+		if len(got.Provision) != 2 || !strings.Contains(got.Provision[0].Script, "apt-get install -qy --no-install-recommends docker.io") ||
+			!strings.Contains(got.Provision[0].Script, `systemctl start "`+unit+`"`) || !strings.Contains(got.Provision[1].Script, "chown") {
+			t.Errorf("%s: provision = %+v", engine, got.Provision)
+		}
+	}
 }
 
-// New chooses the image once; with none, each render looks again.
-func TestNewChoosesTheImageOnceOrLooksAtEachRender(t *testing.T) {
-	cache := t.TempDir()
-	t.Setenv("PADDOCK_IMAGE_CACHE", cache)
-	t.Setenv(EnvImage, "")
-	tmpl := New("/s")
-	if _, err := tmpl.Render(resource.EngineMoby); err == nil || !strings.Contains(err.Error(), "build.sh") {
-		t.Fatalf("no image: %v", err)
+// While a remote image downloads, the template says so, for the App's
+// conditions.
+func TestRenderOfARemoteDiskSaysItIsDownloading(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "8")
+		if r.Method == http.MethodGet {
+			w.Write([]byte("qcow"))
+			w.(http.Flusher).Flush()
+			<-release
+			w.Write([]byte("2xyz"))
+		}
+	}))
+	defer srv.Close()
+	tmpl := Template{ShortDir: "/s", Image: image.Source{Disk: srv.URL + "/d.qcow2", Digest: digest.SHA512.FromString("qcow2xyz"), Arch: "x86_64"},
+		Disks: &image.Fetcher{Cache: t.TempDir()}}
+	_, err := tmpl.Render(resource.EngineMoby)
+	var pending *app.PendingError
+	if !errors.As(err, &pending) || pending.Reason != app.ReasonDownloading || !strings.Contains(pending.Message, "downloading the guest image "+srv.URL+"/d.qcow2") {
+		t.Fatalf("Render while downloading: %v", err)
 	}
-	if err := os.MkdirAll(filepath.Join(cache, "a"), 0o755); err != nil {
-		t.Fatal(err)
+	close(release)
+	for errors.As(err, &pending) {
+		time.Sleep(50 * time.Millisecond)
+		_, err = tmpl.Render(resource.EngineMoby)
 	}
-	if err := os.WriteFile(filepath.Join(cache, "a", "template.yaml"), []byte(fragment), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tmpl.Render(resource.EngineMoby); err != nil {
-		t.Fatalf("an image built later is not found: %v", err)
-	}
-	if got := New("/s").Image; got != filepath.Join(cache, "a") {
-		t.Fatalf("New chose %q", got)
+	if err != nil {
+		t.Fatalf("Render once downloaded: %v", err)
 	}
 }

@@ -1,0 +1,158 @@
+package image
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/opencontainers/go-digest"
+)
+
+// EnvImage is the fallback of the daemon's --image flag: the guest image
+// the App boots.
+const EnvImage = "PADDOCK_APP_IMAGE"
+
+// Source is a guest image the App can boot: a built image directory (Dir)
+// or a cloud disk image (Disk).
+type Source struct {
+	// Dir is a directory that platform/linux/guestimage/build.sh made: its
+	// template.yaml fragment names the disk, kernel and initrd, and its
+	// container engines are installed.
+	Dir string
+	// Disk is a cloud disk image (qcow2 or raw) booted by its own boot
+	// loader, whose container engine is installed at its first boot: a
+	// local file, or an http(s) URL that Fetcher downloads and checks
+	// against Digest.
+	Disk   string
+	Digest digest.Digest
+	// Arch is Lima's name of the disk's architecture (x86_64, aarch64).
+	Arch string
+}
+
+// Remote reports whether the image must be downloaded first.
+func (s Source) Remote() bool {
+	return strings.HasPrefix(s.Disk, "https://") || strings.HasPrefix(s.Disk, "http://")
+}
+
+// String names the image for a person.
+func (s Source) String() string {
+	if s.Dir != "" {
+		return s.Dir
+	}
+	return s.Disk
+}
+
+// Choose is the rule for the App's image: the override when set (a URL or a
+// file with a disk image's extension is a disk, anything else a built image
+// directory), else the first of built (the built image directories, newest
+// first), else the published Debian image for goarch.
+func Choose(override string, built []string, goarch string) (Source, error) {
+	arch := limaArch(goarch)
+	switch {
+	case override == "":
+	case strings.Contains(override, "://") || isDiskFile(override):
+		return Source{Disk: override, Arch: arch}, nil
+	default:
+		return Source{Dir: override}, nil
+	}
+	if len(built) > 0 {
+		return Source{Dir: built[0]}, nil
+	}
+	if s, ok := published[goarch]; ok {
+		return s, nil
+	}
+	return Source{}, fmt.Errorf("no published guest image for %s: build one with platform/linux/guestimage/build.sh, or name one with --image", goarch)
+}
+
+func isDiskFile(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".qcow2", ".img", ".raw":
+		return true
+	}
+	return false
+}
+
+func limaArch(goarch string) string {
+	switch goarch {
+	case "amd64":
+		return "x86_64"
+	case "arm64":
+		return "aarch64"
+	}
+	return goarch
+}
+
+// Find chooses the App's image on this host (Choose, with the image cache's
+// built images) and checks that an override names something there.
+func Find(override, goarch string) (Source, error) {
+	built, err := Built()
+	if err != nil {
+		return Source{}, err
+	}
+	s, err := Choose(override, built, goarch)
+	if err != nil || override == "" {
+		return s, err
+	}
+	switch {
+	case s.Dir != "":
+		if _, err := os.Stat(filepath.Join(s.Dir, "template.yaml")); err != nil {
+			return Source{}, fmt.Errorf("image %s is no guest image directory (one that platform/linux/guestimage/build.sh printed) nor a disk image file (.qcow2, .img, .raw): %w", override, err)
+		}
+	case !s.Remote():
+		if _, err := os.Stat(s.Disk); err != nil {
+			return Source{}, fmt.Errorf("image %s: %w", override, err)
+		}
+	}
+	return s, nil
+}
+
+// Built returns the image directories in the image cache, newest first.
+func Built() ([]string, error) {
+	cache, err := BuiltCache()
+	if err != nil {
+		return nil, err
+	}
+	matches, _ := filepath.Glob(filepath.Join(cache, "*", "template.yaml"))
+	sort.Slice(matches, func(i, j int) bool { return modTime(matches[i]) > modTime(matches[j]) })
+	dirs := make([]string, len(matches))
+	for i, m := range matches {
+		dirs[i] = filepath.Dir(m)
+	}
+	return dirs, nil
+}
+
+// BuiltCache is where platform/linux/guestimage/build.sh keeps its images:
+// $PADDOCK_IMAGE_CACHE, else paddock/images in the user's cache directory.
+func BuiltCache() (string, error) {
+	if dir := os.Getenv("PADDOCK_IMAGE_CACHE"); dir != "" {
+		return dir, nil
+	}
+	return userCache("images")
+}
+
+// DownloadCache is where Fetcher keeps downloaded images: paddock/downloads
+// in the user's cache directory.
+func DownloadCache() (string, error) { return userCache("downloads") }
+
+// userCache returns paddock/sub under $XDG_CACHE_HOME (~/.cache), the same
+// rule build.sh follows.
+func userCache(sub string) (string, error) {
+	if dir := os.Getenv("XDG_CACHE_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "paddock", sub), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".cache", "paddock", sub), nil
+}
+
+func modTime(path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return st.ModTime().UnixNano()
+}
