@@ -28,7 +28,7 @@ func (f *appFlags) add(cmd *cobra.Command) {
 func appCommands(c *cli) []*cobra.Command {
 	return []*cobra.Command{
 		newAppStartCmd(c), newAppStopCmd(c), newAppSetCmd(c), newAppStatusCmd(c),
-		newAppResetCmd(c), newAppRunCmd(c), newAppCtrCmd(c),
+		newAppResetCmd(c), newAppRunCmd(c), newAppCtrCmd(c), newAppNerdctlCmd(c),
 	}
 }
 

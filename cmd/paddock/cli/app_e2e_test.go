@@ -172,6 +172,10 @@ func TestAppEndToEnd(t *testing.T) {
 	if out := e.mustRun("ctr", "run", "--rm", "docker.io/library/busybox:offline", "t1", "echo", "hello"); strings.TrimSpace(out) != "hello" {
 		t.Fatalf("ctr run: %q", out)
 	}
+	// The image carries no nerdctl: paddock nerdctl says so.
+	if _, errOut, code := e.run("", "nerdctl", "ps"); code != 1 || !strings.Contains(errOut, "carries no nerdctl") {
+		t.Fatalf("nerdctl on an image without it: exit %d: %s", code, errOut)
+	}
 	// containerd has no docker context: ours is gone, and the current one
 	// is what it was before.
 	if out := e.docker("", "context", "ls", "-q"); strings.Contains(out, "paddock") {
