@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"paddock.dev/paddock/core/buildinfo"
+	"paddock.dev/paddock/core/metrics"
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/core/store"
 )
@@ -34,6 +35,9 @@ type Config struct {
 	VMAccess VMAccess
 	// Host answers GET /host.
 	Host HostCheck
+	// Metrics, when set, records every request and is served at GET
+	// /metrics.
+	Metrics *metrics.Metrics
 }
 
 // Server serves the REST API.
@@ -83,9 +87,10 @@ func New(cfg Config) *Server {
 	s := &Server{store: cfg.Store, log: cfg.Logger, ready: cfg.Ready, access: cfg.VMAccess, router: router}
 	s.watchesEnded, s.endWatches = context.WithCancel(context.Background())
 	s.api = humachi.New(router, hc)
-	s.handler = withRequestID(newRequestIDs(), recoverPanics(cfg.Logger, strictQuery(router)))
+	s.handler = withRequestID(newRequestIDs(), recoverPanics(cfg.Logger, strictQuery(observeRequests(cfg.Metrics, router))))
 
 	s.registerHealth()
+	s.registerMetrics(cfg.Metrics)
 	s.registerHost(cfg.Host)
 	for _, k := range resource.Kinds() {
 		switch k {

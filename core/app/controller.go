@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"paddock.dev/paddock/core/controller"
+	"paddock.dev/paddock/core/metrics"
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/core/store"
 )
@@ -73,6 +74,8 @@ type Options struct {
 	// Context, when set, keeps the host's docker context.
 	Context HostContext
 	Logger  *slog.Logger
+	// Metrics counts and times the reconciles; nil records nothing.
+	Metrics *metrics.Metrics
 }
 
 // Controller reconciles the App.
@@ -89,7 +92,7 @@ func New(st store.Store, opts Options) *Controller {
 		opts.Logger = slog.Default()
 	}
 	c := &Controller{store: st, opts: opts, log: opts.Logger.With("controller", "app")}
-	c.ctrl = controller.New("app", st, c.reconcile, controller.Options{Logger: opts.Logger}).
+	c.ctrl = controller.New("app", st, c.reconcile, controller.Options{Logger: opts.Logger, Metrics: opts.Metrics}).
 		Watches(resource.KindApp, controller.Self).
 		Watches(resource.KindVM, controller.ControllerOwner(resource.KindApp)).
 		Watches(resource.KindConfigMap, controller.ControllerOwner(resource.KindApp))

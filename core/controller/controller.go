@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/client-go/util/workqueue"
 
+	"paddock.dev/paddock/core/metrics"
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/core/store"
 )
@@ -42,6 +43,8 @@ type Options struct {
 	// 50 ms and 30 s when zero.
 	MinBackoff, MaxBackoff time.Duration
 	Logger                 *slog.Logger
+	// Metrics counts and times the reconciles; nil records nothing.
+	Metrics *metrics.Metrics
 }
 
 // Controller reconciles the keys its watches enqueue.
@@ -167,7 +170,9 @@ func (c *Controller) next(ctx context.Context) bool {
 		return false
 	}
 	defer c.queue.Done(key)
+	began := time.Now()
 	res, err := c.reconcileSafely(ctx, key)
+	c.opts.Metrics.ObserveReconcile(c.name, resultOf(res, err), time.Since(began))
 	var terr *TerminalError
 	switch {
 	case errors.Is(err, errPanicked):
@@ -197,6 +202,22 @@ func (c *Controller) next(ctx context.Context) bool {
 		c.queue.Forget(key)
 	}
 	return true
+}
+
+// resultOf names a reconcile's outcome for the metrics.
+func resultOf(res Result, err error) string {
+	var terr *TerminalError
+	switch {
+	case errors.Is(err, errPanicked):
+		return "panic"
+	case errors.As(err, &terr):
+		return "terminal"
+	case err != nil:
+		return "error"
+	case res.RequeueAfter > 0:
+		return "requeue"
+	}
+	return "success"
 }
 
 // errPanicked is what a reconcile that panicked returns.

@@ -64,6 +64,10 @@ type VMStatus struct {
 func (v *VM) GetTypeMeta() *TypeMeta { return &v.TypeMeta }
 func (v *VM) GetMeta() *ObjectMeta   { return &v.Metadata }
 
+// Phase summarises the VM in a word: Terminating, the reason of its
+// Running condition or else of its Created one, or Pending.
+func (v *VM) Phase() string { return Phase(&v.Metadata, v.Status.Conditions, VMRunning, VMCreated) }
+
 // StatusConditions returns the VM's conditions, for writers that set them
 // on any kind.
 func (v *VM) StatusConditions() *[]metav1.Condition { return &v.Status.Conditions }

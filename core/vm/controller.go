@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"paddock.dev/paddock/core/controller"
+	"paddock.dev/paddock/core/metrics"
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/core/store"
 )
@@ -26,6 +27,8 @@ type Options struct {
 	// StopGrace bounds a graceful stop before it is forced; 60 s when zero.
 	StopGrace time.Duration
 	Logger    *slog.Logger
+	// Metrics counts and times the reconciles; nil records nothing.
+	Metrics *metrics.Metrics
 }
 
 // Controller reconciles VMs.
@@ -51,7 +54,7 @@ func New(st store.Store, d Driver, opts Options) *Controller {
 	}
 	c := &Controller{store: st, driver: d, grace: opts.StopGrace, log: opts.Logger.With("controller", "vm"),
 		boots: map[string]*boot{}, exits: map[string]*exitWatch{}}
-	c.ctrl = controller.New("vm", st, c.reconcile, controller.Options{Workers: 4, Logger: opts.Logger}).
+	c.ctrl = controller.New("vm", st, c.reconcile, controller.Options{Workers: 4, Logger: opts.Logger, Metrics: opts.Metrics}).
 		Watches(resource.KindVM, controller.Self).
 		Watches(resource.KindConfigMap, controller.ControllerOwner(resource.KindVM)).
 		Watches(resource.KindConfigMap, c.templateUsers)
@@ -390,4 +393,20 @@ func (c *Controller) setStatus(ctx context.Context, vm *resource.VM, mutate func
 		return !reflect.DeepEqual(before, v.Status), nil
 	})
 	return err
+}
+
+// Instrument registers the VMs' metrics with m: how many are in each phase.
+func (c *Controller) Instrument(m *metrics.Metrics) {
+	m.GaugeByLabel("vms", "VMs by phase: the reason of their Running or else Created condition, Pending, or Terminating.", "phase",
+		func() (map[string]float64, error) {
+			objs, _, err := c.store.List(context.Background(), store.ListOptions{Kind: resource.KindVM})
+			if err != nil {
+				return nil, err
+			}
+			phases := map[string]float64{}
+			for _, obj := range objs {
+				phases[obj.(*resource.VM).Phase()]++
+			}
+			return phases, nil
+		})
 }

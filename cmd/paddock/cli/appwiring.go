@@ -6,6 +6,7 @@ import (
 
 	"paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/instance"
+	"paddock.dev/paddock/core/metrics"
 	"paddock.dev/paddock/platform/dockercontext"
 	"paddock.dev/paddock/platform/engine"
 	"paddock.dev/paddock/platform/image"
@@ -16,7 +17,7 @@ import (
 // template (QEMU through Lima; the other hosts' templates arrive with
 // their drivers), the engine reached through the instance's sockets, and
 // the docker context named after the instance. The VM boots img.
-func appOptions(p instance.Paths, img image.Source, log *slog.Logger) (app.Options, error) {
+func appOptions(p instance.Paths, img image.Source, log *slog.Logger, meters *metrics.Metrics) (app.Options, error) {
 	tmpl, err := apptemplate.New(p.ShortDir, img)
 	if err != nil {
 		return app.Options{}, err
@@ -29,7 +30,8 @@ func appOptions(p instance.Paths, img image.Source, log *slog.Logger) (app.Optio
 			ShortDir:  p.ShortDir,
 			StateFile: filepath.Join(p.Dir, "docker-context-replaced"),
 		},
-		Logger: log,
+		Logger:  log,
+		Metrics: meters,
 	}, nil
 }
 

@@ -134,7 +134,7 @@ func columns(obj resource.Object, wide bool) ([]string, []string) {
 	switch o := obj.(type) {
 	case *resource.VM:
 		cols := []string{"NAME", "RUNNING", "STATUS", "RESTARTS", "AGE"}
-		vals := []string{m.Name, strconv.FormatBool(o.Spec.Running), status(m, o.Status.Conditions, resource.VMRunning, resource.VMCreated), strconv.Itoa(o.Status.RestartCount), age}
+		vals := []string{m.Name, strconv.FormatBool(o.Spec.Running), o.Phase(), strconv.Itoa(o.Status.RestartCount), age}
 		if wide {
 			cols = append(cols, "TEMPLATE", "ACCEL", "MESSAGE")
 			vals = append(vals, o.Spec.TemplateRef, o.Status.Accelerator, message(o.Status.Conditions, resource.VMRunning))
@@ -142,25 +142,11 @@ func columns(obj resource.Object, wide bool) ([]string, []string) {
 		return cols, vals
 	case *resource.App:
 		return []string{"NAME", "RUNNING", "ENGINE", "STATUS", "AGE"},
-			[]string{m.Name, strconv.FormatBool(o.Spec.Running), o.Spec.ContainerEngine.Name, status(m, o.Status.Conditions, resource.AppRunning), age}
+			[]string{m.Name, strconv.FormatBool(o.Spec.Running), o.Spec.ContainerEngine.Name, resource.Phase(m, o.Status.Conditions, resource.AppRunning), age}
 	case *resource.ConfigMap:
 		return []string{"NAME", "DATA", "AGE"}, []string{m.Name, strconv.Itoa(len(o.Data)), age}
 	}
 	return []string{"NAME", "AGE"}, []string{m.Name, age}
-}
-
-// status summarises an object for a table: Terminating, or the reason of
-// the first of its conditions of types ts that it has.
-func status(m *resource.ObjectMeta, conds []metav1.Condition, ts ...string) string {
-	if m.Terminating() {
-		return "Terminating"
-	}
-	for _, t := range ts {
-		if c := meta.FindStatusCondition(conds, t); c != nil && c.Reason != "" {
-			return c.Reason
-		}
-	}
-	return "Pending"
 }
 
 func message(conds []metav1.Condition, t string) string {

@@ -22,6 +22,7 @@ import (
 	"paddock.dev/paddock/core/atomicfile"
 	"paddock.dev/paddock/core/buildinfo"
 	"paddock.dev/paddock/core/instance"
+	"paddock.dev/paddock/core/metrics"
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/core/store/gormstore"
 	"paddock.dev/paddock/core/vm"
@@ -163,13 +164,16 @@ func runDaemon(ctx context.Context, cfg daemonConfig) error {
 		return err
 	}
 	defer st.Close()
+	meters := metrics.New()
+	st.Instrument(meters)
 
-	vms := vm.New(st, driver, vm.Options{Logger: log})
+	vms := vm.New(st, driver, vm.Options{Logger: log, Metrics: meters})
+	vms.Instrument(meters)
 	ctrlCtx, stopControllers := context.WithCancel(context.Background())
 	defer stopControllers()
 	var controllers sync.WaitGroup
 	controllers.Go(func() { vms.Run(ctrlCtx) })
-	appOpts, err := appOptions(p, appImage, log)
+	appOpts, err := appOptions(p, appImage, log, meters)
 	if err != nil {
 		return err
 	}
@@ -177,7 +181,7 @@ func runDaemon(ctx context.Context, cfg daemonConfig) error {
 	controllers.Go(func() { apps.Run(ctrlCtx) })
 
 	hostCheck := func(ctx context.Context) resource.HostReport { return hostcheck.Gather(ctx, hostCheckOptions(p)) }
-	srv := api.New(api.Config{Store: st, Logger: log, VMAccess: driver, Host: hostCheck})
+	srv := api.New(api.Config{Store: st, Logger: log, VMAccess: driver, Host: hostCheck, Metrics: meters})
 	handler := srv.Handler()
 	if tcpAddr != "" {
 		token, err := api.EnsureToken(p.Token)

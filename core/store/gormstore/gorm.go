@@ -74,13 +74,15 @@ func SQLite(path string) gorm.Dialector {
 
 // DB is the gorm implementation of Store.
 type DB struct {
-	db        *gorm.DB
-	name      string // the database, for messages
-	lock      dbLock // keeps other daemons off the database; nil once released
-	failing   atomic.Pointer[string]
-	retention int64
-	admit     store.AdmitFunc
-	log       *slog.Logger
+	db      *gorm.DB
+	name    string // the database, for messages
+	lock    dbLock // keeps other daemons off the database; nil once released
+	failing atomic.Pointer[string]
+	// writeErrors counts the database operations that failed.
+	writeErrors atomic.Int64
+	retention   int64
+	admit       store.AdmitFunc
+	log         *slog.Logger
 
 	// mu serialises writes, and watch set-up against them, so that the
 	// revision, the index and the event fan-out move in one order.

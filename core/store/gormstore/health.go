@@ -24,6 +24,7 @@ const (
 // sentence naming the database and what to do. The first failure of a run
 // is logged, and Healthy reports it until a write succeeds again.
 func (s *DB) storageError(what string, err error) error {
+	s.writeErrors.Add(1)
 	reason, advice := classify(err)
 	msg := fmt.Sprintf("cannot %s: the %s failed: %v", what, s.name, err)
 	if reason != "" {

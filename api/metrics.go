@@ -1,0 +1,65 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"paddock.dev/paddock/core/metrics"
+)
+
+// registerMetrics serves GET /metrics in the Prometheus text format, behind
+// the same doors as the rest of the API, and counts the watch streams.
+func (s *Server) registerMetrics(m *metrics.Metrics) {
+	if m == nil {
+		return
+	}
+	s.router.Method(http.MethodGet, "/metrics", m.Handler())
+	m.Gauge("api_watch_streams", "Watch streams the API is serving.", func() float64 { return float64(s.streaming.Load()) })
+}
+
+// observeRequests records each request's route pattern, method, status
+// code and duration in m. It gives the router a route context of its own
+// to read the matched pattern from once the router is done.
+func observeRequests(m *metrics.Metrics, next http.Handler) http.Handler {
+	if m == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		began := time.Now()
+		rctx := chi.NewRouteContext()
+		rec := &statusWriter{ResponseWriter: w, code: http.StatusOK}
+		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), chi.RouteCtxKey, rctx)))
+		m.ObserveRequest(rctx.RoutePattern(), r.Method, rec.code, time.Since(began))
+	})
+}
+
+// statusWriter notes the status code of the answer.
+type statusWriter struct {
+	http.ResponseWriter
+	code        int
+	wroteHeader bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wroteHeader {
+		w.code, w.wroteHeader = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	w.wroteHeader = true
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush sends what the handler wrote so far (watch streams).
+func (w *statusWriter) Flush() {
+	w.wroteHeader = true
+	http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
