@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -176,6 +177,14 @@ func packagedInstance(t *testing.T, c *systemdtest.Container, paddock string, ow
 	root.must("vm", "list")
 	if n := strings.Count(c.Run("sh", "-c", "pgrep -x paddock || true"), "\n"); n != 1 {
 		t.Errorf("%d paddock processes run after root's vm list, want only the service's", n)
+	}
+
+	// The daemon runs as the user with the user's home and no
+	// DOCKER_CONFIG: the App's docker context (platform/dockercontext:
+	// $DOCKER_CONFIG, else ~/.docker) and the image caches are the user's.
+	env := c.Run("sh", "-c", `pid=$(pgrep -x paddock) && stat -c 'uid=%u' /proc/$pid && tr '\0' '\n' </proc/$pid/environ`)
+	if !strings.Contains(env, fmt.Sprintf("uid=%d\n", owner.UID)) || !strings.Contains(env, "\nHOME="+owner.Home+"\n") || strings.Contains(env, "DOCKER_CONFIG=") {
+		t.Errorf("the service's daemon is not %s with its home (want uid=%d, HOME=%s, no DOCKER_CONFIG):\n%s", owner.Name, owner.UID, owner.Home, env)
 	}
 
 	// Manual restarts in a row are never refused by the start limit.
