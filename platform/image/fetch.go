@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"sync"
 	"time"
@@ -34,7 +35,7 @@ type DownloadingError struct {
 }
 
 func (e *DownloadingError) Error() string {
-	return fmt.Sprintf("downloading the guest image %s: %s", e.Source.Disk, e.Progress)
+	return fmt.Sprintf("downloading the guest image %s: %s", path.Base(e.Source.Disk), e.Progress)
 }
 
 const (

@@ -117,7 +117,7 @@ func (t Template) boot(e engine) (map[string]any, []any, error) {
 		return nil, nil, &app.PendingError{Reason: app.ReasonDownloading, Message: downloading.Error()}
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("%w (without a network, build an image with platform/linux/guestimage/build.sh, or name one with paddock serve --image)", err)
 	}
 	tmpl := map[string]any{
 		"vmType": "qemu",
