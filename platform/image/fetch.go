@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"path"
 	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/cheggaaa/pb/v3"
 	"github.com/lima-vm/lima/pkg/downloader"
 )
 
@@ -19,14 +19,20 @@ type Progress struct {
 	Done, Total int64
 }
 
+// String draws the progress as a bar with cheggaaa/pb, the library Lima's
+// downloader draws its own with: "[====>      ] 120.00 MiB / 330.00 MiB
+// 36.36%", or "120 MiB so far" when the size is unknown.
 func (p Progress) String() string {
 	if p.Total <= 0 {
-		return fmt.Sprintf("%s so far", mib(p.Done))
+		return fmt.Sprintf("%.0f MiB so far", float64(p.Done)/(1<<20))
 	}
-	return fmt.Sprintf("%s of %s (%d%%)", mib(p.Done), mib(p.Total), p.Done*100/p.Total)
+	bar := pb.New64(p.Total)
+	bar.Set(pb.Bytes, true)
+	bar.SetCurrent(p.Done)
+	bar.SetWidth(48) // with the App's reason before it, a terminal's 80 columns
+	bar.SetTemplateString(`{{bar . "[" "=" ">" " " "]"}} {{counters .}} {{percent .}}`)
+	return bar.String()
 }
-
-func mib(n int64) string { return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20)) }
 
 // DownloadingError says that the image is still on its way.
 type DownloadingError struct {
@@ -35,7 +41,7 @@ type DownloadingError struct {
 }
 
 func (e *DownloadingError) Error() string {
-	return fmt.Sprintf("downloading the guest image %s: %s", path.Base(e.Source.Disk), e.Progress)
+	return "downloading the guest image " + e.Progress.String()
 }
 
 const (

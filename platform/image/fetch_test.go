@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -131,8 +132,11 @@ func TestFetchReportsProgressInBytesOfTheWhole(t *testing.T) {
 	if !partial || seen[len(seen)-1].Done != int64(len(payload)) {
 		t.Fatalf("progress never between start and end, or not ending at the whole: %v", seen)
 	}
-	if got := (Progress{Done: 1 << 20, Total: 4 << 20}).String(); got != "1 MiB of 4 MiB (25%)" {
+	if got := (Progress{Done: 1 << 20, Total: 4 << 20}).String(); !strings.HasPrefix(got, "[") || !strings.HasSuffix(got, "] 1.00 MiB / 4.00 MiB 25.00%") {
 		t.Fatalf("progress reads %q", got)
+	}
+	if got := (Progress{Done: 3 << 20, Total: -1}).String(); got != "3 MiB so far" {
+		t.Fatalf("progress of an unknown size reads %q", got)
 	}
 }
 
