@@ -100,7 +100,9 @@ func Find(override, goarch string) (Source, error) {
 		if _, err := os.Stat(filepath.Join(s.Dir, "template.yaml")); err != nil {
 			return Source{}, fmt.Errorf("image %s is no guest image directory (one that platform/linux/guestimage/build.sh printed) nor a disk image file (.qcow2, .img, .raw): %w", override, err)
 		}
-	case !s.Remote():
+	case s.Remote():
+		return Source{}, fmt.Errorf("image %s: a download must be checked against a digest, which a URL does not carry: download the image, check it, and name the file", override)
+	default:
 		if _, err := os.Stat(s.Disk); err != nil {
 			return Source{}, fmt.Errorf("image %s: %w", override, err)
 		}

@@ -51,6 +51,9 @@ func TestFindNamesAnOverrideThatIsNotThere(t *testing.T) {
 	if _, err := Find(filepath.Join(cache, "none.qcow2"), "amd64"); err == nil || !strings.Contains(err.Error(), "none.qcow2") {
 		t.Errorf("a missing disk: %v", err)
 	}
+	if _, err := Find("https://example.org/debian.qcow2", "amd64"); err == nil || !strings.Contains(err.Error(), "digest") {
+		t.Errorf("a URL without a digest: %v", err)
+	}
 	for _, name := range []string{"old", "new"} {
 		if err := os.MkdirAll(filepath.Join(cache, name), 0o755); err != nil {
 			t.Fatal(err)
