@@ -25,6 +25,15 @@ const (
 // LabelVM marks an object that belongs to the VM it names.
 const LabelVM = Group + "/vm"
 
+// LabelMadeBy names what made an object. MadeByVMCreate marks a template
+// ConfigMap that `paddock vm create` stored from a file: the VM controller
+// deletes it with the last VM that uses it. A template ConfigMap without it
+// is the user's, and is kept.
+const (
+	LabelMadeBy    = Group + "/made-by"
+	MadeByVMCreate = "vm-create"
+)
+
 // maxVMName bounds VM names: they become Lima instance names, and Lima puts
 // them into socket paths, which are length-limited.
 const maxVMName = 32

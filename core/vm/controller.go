@@ -328,7 +328,8 @@ func (c *Controller) stopped(ctx context.Context, vm *resource.VM, tmpl *resourc
 }
 
 // finalize cleans up a deleted VM: its machine, then its template copy,
-// then its own finalizer.
+// then the template it was made from if `vm create` made it and no other
+// VM uses it, then its own finalizer.
 func (c *Controller) finalize(ctx context.Context, vm *resource.VM) (controller.Result, error) {
 	if !vm.Metadata.HasFinalizer(resource.FinalizerCleanup) {
 		return controller.Result{}, nil
@@ -350,6 +351,9 @@ func (c *Controller) finalize(ctx context.Context, vm *resource.VM) (controller.
 			return controller.Result{}, err
 		}
 		return controller.Result{RequeueAfter: 100 * time.Millisecond}, nil // another finalizer holds it
+	}
+	if err := c.releaseSource(ctx, vm); err != nil {
+		return controller.Result{}, fmt.Errorf("delete the template vm %s was made from: %w", name, err)
 	}
 	c.forget(name)
 	return controller.Result{}, controller.RemoveFinalizer(ctx, c.store, resource.KeyOf(vm), resource.FinalizerCleanup)

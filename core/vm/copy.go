@@ -6,6 +6,7 @@ import (
 
 	"paddock.dev/paddock/core/controller"
 	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/core/store"
 )
 
 func templateKey(vm *resource.VM) resource.Key {
@@ -80,6 +81,42 @@ func (c *Controller) ensureTemplate(ctx context.Context, vm *resource.VM) (*reso
 		return true, nil
 	})
 	return out, err
+}
+
+// releaseSource deletes the template a deleted VM was made from when
+// `paddock vm create` made it (resource.MadeByVMCreate) and no other VM
+// uses it any longer; a template the user made is kept. It runs in the
+// VM's cleanup, before its finalizer comes off, so a crash in between
+// runs it again.
+func (c *Controller) releaseSource(ctx context.Context, vm *resource.VM) error {
+	key := resource.Key{Kind: resource.KindConfigMap.Name, Namespace: vm.Metadata.Namespace, Name: vm.Spec.TemplateRef}
+	obj, err := c.store.Get(ctx, key)
+	if resource.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	cm := obj.(*resource.ConfigMap)
+	if cm.Metadata.Labels[resource.LabelMadeBy] != resource.MadeByVMCreate || cm.Metadata.Terminating() {
+		return nil
+	}
+	vms, _, err := c.store.List(ctx, store.ListOptions{Kind: resource.KindVM, Namespace: key.Namespace})
+	if err != nil {
+		return err
+	}
+	for _, obj := range vms {
+		other := obj.(*resource.VM)
+		if other.Metadata.UID != vm.Metadata.UID && other.Spec.TemplateRef == key.Name && !other.Metadata.Terminating() {
+			return nil
+		}
+	}
+	// A template changed since it was read may have a new user: look again.
+	_, err = c.store.Delete(ctx, key, store.DeleteOptions{ResourceVersion: cm.Metadata.ResourceVersion})
+	if resource.IsNotFound(err) {
+		return nil
+	}
+	return err
 }
 
 func ownedBy(cm *resource.ConfigMap, vm *resource.VM) bool {

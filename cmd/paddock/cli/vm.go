@@ -2,11 +2,7 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -55,17 +51,22 @@ func newVMCmd(c *cli) *cobra.Command {
 
 func newVMCreateCmd(c *cli) *cobra.Command {
 	var f vmFlags
-	var template string
+	var template, templateName string
 	var params []string
 	var start bool
 	cmd := &cobra.Command{
 		Use:   "create NAME --template FILE|CONFIGMAP",
 		Short: "Create a VM from a Lima template",
-		Long: `Create a VM from a Lima template: a lima.yaml file, which is stored in a
-ConfigMap named after the file, or the name of a ConfigMap that holds one
-under its 'template' key. --param KEY=VALUE sets a field over the template
-(KEY in lima.yaml's structure, VALUE as YAML). The template is checked
-before anything is stored; a bad one exits 3 and names the field.`,
+		Long: `Create a VM from a Lima template: a lima.yaml file, or the name of a
+ConfigMap that holds one under its 'template' key. A file is stored in a
+ConfigMap named after it (or --template-name); one that holds another
+template which a VM uses, or which you made, is never changed: the file
+goes to debian-2 (and so on) instead, as the output says, or, with
+--template-name, the command refuses and names the VMs. A ConfigMap made
+this way is deleted with the last VM that uses it. --param KEY=VALUE sets
+a field over the template (KEY in lima.yaml's structure, VALUE as YAML).
+The template is checked before anything is stored; a bad one exits 3
+and names the field, by file and line.`,
 		Example: `  paddock vm create dev --template ./debian.yaml --start
   paddock vm create big --template debian --param cpus=4 --param memory=8GiB`,
 		Args: exactArgs(1),
@@ -82,7 +83,7 @@ before anything is stored; a bad one exits 3 and names the field.`,
 				return err
 			}
 			ns := f.ns(resource.KindVM)
-			ref, err := templateRef(cmd.Context(), cl, ns, template)
+			ref, stored, err := templateRef(cmd.Context(), cl, ns, template, templateName)
 			if err != nil {
 				return err
 			}
@@ -92,7 +93,13 @@ before anything is stored; a bad one exits 3 and names the field.`,
 				Spec:     resource.VMSpec{TemplateRef: ref, Params: p, Running: start},
 			}
 			if _, err := cl.Create(cmd.Context(), vm); err != nil {
+				if stored != nil {
+					return stored.rejected(cmd.Context(), cl, err)
+				}
 				return err
+			}
+			if stored != nil {
+				stored.report(c)
 			}
 			fmt.Fprintf(c.stdout, "vm/%s created\n", args[0])
 			if !f.wait {
@@ -107,6 +114,7 @@ before anything is stored; a bad one exits 3 and names the field.`,
 	}
 	f.add(cmd)
 	cmd.Flags().StringVarP(&template, "template", "t", "", "lima.yaml file, or a ConfigMap holding one")
+	cmd.Flags().StringVar(&templateName, "template-name", "", "the ConfigMap to store a template file in (default: named after the file)")
 	cmd.Flags().StringArrayVarP(&params, "param", "p", nil, "KEY=VALUE set over the template (repeatable)")
 	cmd.Flags().BoolVar(&start, "start", false, "start the VM once created")
 	return cmd
@@ -120,35 +128,6 @@ func (c *cli) waitVM(ctx context.Context, cl *client.Client, ns, name, t string,
 	}
 	fmt.Fprintf(c.stdout, "vm/%s condition met: %s=True\n", name, t)
 	return nil
-}
-
-var nonName = regexp.MustCompile(`[^a-z0-9-]+`)
-
-// templateRef returns the ConfigMap a VM's template comes from: a file is
-// stored (or updated) in a ConfigMap named after it; anything else names
-// an existing ConfigMap.
-func templateRef(ctx context.Context, cl *client.Client, ns, template string) (string, error) {
-	data, err := os.ReadFile(template)
-	if errors.Is(err, os.ErrNotExist) && !strings.ContainsAny(template, "/.") {
-		return template, nil
-	}
-	if err != nil {
-		return "", err
-	}
-	base := strings.TrimSuffix(filepath.Base(template), filepath.Ext(template))
-	name := strings.Trim(nonName.ReplaceAllString(strings.ToLower(base), "-"), "-")
-	if name == "" {
-		return "", usageError("cannot name a ConfigMap after %q; store the template in one and pass its name", template)
-	}
-	cm := &resource.ConfigMap{
-		TypeMeta: resource.TypeMeta{APIVersion: resource.APIVersion, Kind: resource.KindConfigMap.Name},
-		Metadata: resource.ObjectMeta{Name: name, Namespace: ns},
-		Data:     map[string]string{resource.TemplateKey: string(data)},
-	}
-	if _, err := apply(ctx, cl, cm); err != nil {
-		return "", err
-	}
-	return name, nil
 }
 
 // parseParams reads KEY=VALUE params, VALUE as YAML, KEY dotted into
