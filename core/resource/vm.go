@@ -73,9 +73,11 @@ type VMStatus struct {
 func (v *VM) GetTypeMeta() *TypeMeta { return &v.TypeMeta }
 func (v *VM) GetMeta() *ObjectMeta   { return &v.Metadata }
 
-// Phase summarises the VM in a word: Terminating, the reason of its
-// Running condition or else of its Created one, or Pending.
-func (v *VM) Phase() string { return Phase(&v.Metadata, v.Status.Conditions, VMRunning, VMCreated) }
+// Phase summarises the VM in a word, its phase (see PhaseAndReason).
+func (v *VM) Phase() string {
+	phase, _ := v.PhaseAndReason()
+	return phase
+}
 
 // StatusConditions returns the VM's conditions, for writers that set them
 // on any kind.

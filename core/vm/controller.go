@@ -401,7 +401,7 @@ func (c *Controller) setStatus(ctx context.Context, vm *resource.VM, mutate func
 
 // Instrument registers the VMs' metrics with m: how many are in each phase.
 func (c *Controller) Instrument(m *metrics.Metrics) {
-	m.GaugeByLabel("vms", "VMs by phase: the reason of their Running or else Created condition, Pending, or Terminating.", "phase",
+	m.GaugeByLabel("vms", "VMs by phase: Pending, Starting, Running, Stopping, Stopped, Failed or Terminating.", "phase",
 		func() (map[string]float64, error) {
 			objs, _, err := c.store.List(context.Background(), store.ListOptions{Kind: resource.KindVM})
 			if err != nil {

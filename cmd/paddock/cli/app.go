@@ -106,7 +106,7 @@ func (c *cli) settle(ctx context.Context, cl *client.Client, a *resource.App, f 
 func (c *cli) waitApp(ctx context.Context, cl *client.Client, gen int64, timeout time.Duration) (*resource.App, error) {
 	prog := newProgress(c.stderr)
 	defer prog.done()
-	stop := prog.follow(ctx, cl)
+	stop := prog.follow(ctx, cl, appWatched())
 	defer stop()
 	a, err := cl.WaitApp(ctx, timeout)
 	if err != nil {

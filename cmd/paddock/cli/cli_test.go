@@ -67,7 +67,7 @@ func TestCLIStartsTheDaemonAndManagesObjects(t *testing.T) {
 		want  string // in stdout, or stderr when code != 0
 	}{
 		{"apply again", demoFile, []string{"apply", "-f", "-"}, 0, "configmap/demo unchanged\nvm/dev unchanged"},
-		{"get table", "", []string{"get", "vms"}, 0, "dev    false     "},
+		{"get table", "", []string{"get", "vms"}, 0, "dev    Stopped   "},
 		{"get all namespaces", "", []string{"get", "configmaps", "-A"}, 0, "NAMESPACE   NAME           DATA"},
 		{"get yaml", "", []string{"get", "cm", "demo", "-o", "yaml"}, 0, "    user: {name: paddock, uid: 1000}"},
 		{"get by label", "", []string{"get", "cm", "-l", "team=b"}, 0, ""},

@@ -133,11 +133,16 @@ func columns(obj resource.Object, wide bool) ([]string, []string) {
 	age := age(m.CreationTimestamp)
 	switch o := obj.(type) {
 	case *resource.VM:
-		cols := []string{"NAME", "RUNNING", "STATUS", "RESTARTS", "AGE"}
-		vals := []string{m.Name, strconv.FormatBool(o.Spec.Running), o.Phase(), strconv.Itoa(o.Status.RestartCount), age}
+		phase, reason := o.PhaseAndReason()
+		cols := []string{"NAME", "DESIRED", "STATUS", "RESTARTS", "AGE"}
+		vals := []string{m.Name, desired(o.Spec.Running), phase, strconv.Itoa(o.Status.RestartCount), age}
 		if wide {
-			cols = append(cols, "TEMPLATE", "ACCEL", "MESSAGE")
-			vals = append(vals, o.Spec.TemplateRef, o.Status.Accelerator, message(o.Status.Conditions, resource.VMRunning))
+			accel := "-" // known for a running machine only
+			if phase == resource.PhaseRunning || phase == resource.PhaseStopping {
+				accel = o.Status.Accelerator
+			}
+			cols = append(cols, "REASON", "TEMPLATE", "ACCEL", "MESSAGE")
+			vals = append(vals, orDash(reason), o.Spec.TemplateRef, accel, vmMessage(o))
 		}
 		return cols, vals
 	case *resource.App:
@@ -147,6 +152,30 @@ func columns(obj resource.Object, wide bool) ([]string, []string) {
 		return []string{"NAME", "DATA", "AGE"}, []string{m.Name, strconv.Itoa(len(o.Data)), age}
 	}
 	return []string{"NAME", "AGE"}, []string{m.Name, age}
+}
+
+// desired names what spec.running asks for.
+func desired(running bool) string {
+	if running {
+		return resource.PhaseRunning
+	}
+	return resource.PhaseStopped
+}
+
+// vmMessage is the message of the condition that says most about a VM:
+// a failed create's, else its Running condition's.
+func vmMessage(v *resource.VM) string {
+	if c := meta.FindStatusCondition(v.Status.Conditions, resource.VMCreated); c != nil && c.Reason == resource.ReasonCreateFailed {
+		return c.Message
+	}
+	return message(v.Status.Conditions, resource.VMRunning)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func message(conds []metav1.Condition, t string) string {

@@ -18,12 +18,36 @@ type vmFlags struct {
 	scope
 	wait    bool
 	timeout time.Duration
+	quiet   bool // no progress while waiting for a VM to run
 }
 
 func (f *vmFlags) add(cmd *cobra.Command) {
 	f.addFlags(cmd, false)
 	cmd.Flags().BoolVar(&f.wait, "wait", true, "wait until the VM got there (or failed)")
 	cmd.Flags().DurationVar(&f.timeout, "timeout", 10*time.Minute, "how long to wait; 0 waits forever")
+}
+
+// addQuiet adds --quiet to a command that shows a VM's progress.
+func (f *vmFlags) addQuiet(cmd *cobra.Command) {
+	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "show no progress while the VM starts")
+}
+
+// showProgress shows, on stderr, the VM ns/name's way to running until the
+// returned stop is called, unless f asks for quiet.
+func (c *cli) showProgress(ctx context.Context, cl *client.Client, f vmFlags, ns, name string) (stop func()) {
+	if f.quiet || !f.wait {
+		return func() {}
+	}
+	prog := newProgress(c.stderr)
+	end := prog.follow(ctx, cl, vmWatched(ns, name))
+	return func() { end(); prog.done() }
+}
+
+// warnEmulated says, for a VM that runs, when it runs under emulation.
+func (c *cli) warnEmulated(v *resource.VM) {
+	if v.Phase() == resource.PhaseRunning && v.Status.Accelerator == "tcg" {
+		c.printErr("Warning: vm %s runs under emulation (tcg), without hardware acceleration, so it is slow ('paddock doctor' says why).\n", v.Metadata.Name)
+	}
 }
 
 func newVMCmd(c *cli) *cobra.Command {
@@ -105,14 +129,21 @@ and names the field, by file and line.`,
 			if !f.wait {
 				return nil
 			}
-			cond := resource.VMCreated
-			if start {
-				cond = resource.VMRunning
+			if !start {
+				_, err := c.waitVM(cmd.Context(), cl, ns, args[0], resource.VMCreated, f.timeout)
+				return err
 			}
-			return c.waitVM(cmd.Context(), cl, ns, args[0], cond, f.timeout)
+			stop := c.showProgress(cmd.Context(), cl, f, ns, args[0])
+			v, err := c.waitVM(cmd.Context(), cl, ns, args[0], resource.VMRunning, f.timeout)
+			stop()
+			if err == nil {
+				c.warnEmulated(v)
+			}
+			return err
 		},
 	}
 	f.add(cmd)
+	f.addQuiet(cmd)
 	cmd.Flags().StringVarP(&template, "template", "t", "", "lima.yaml file, or a ConfigMap holding one")
 	cmd.Flags().StringVar(&templateName, "template-name", "", "the ConfigMap to store a template file in (default: named after the file)")
 	cmd.Flags().StringArrayVarP(&params, "param", "p", nil, "KEY=VALUE set over the template (repeatable)")
@@ -122,12 +153,13 @@ and names the field, by file and line.`,
 
 // waitVM follows a VM until its condition t is True; a failed create,
 // start or stop ends the wait with the condition's message.
-func (c *cli) waitVM(ctx context.Context, cl *client.Client, ns, name, t string, timeout time.Duration) error {
-	if _, err := cl.WaitVM(ctx, ns, name, t, timeout); err != nil {
-		return err
+func (c *cli) waitVM(ctx context.Context, cl *client.Client, ns, name, t string, timeout time.Duration) (*resource.VM, error) {
+	v, err := cl.WaitVM(ctx, ns, name, t, timeout)
+	if err != nil {
+		return nil, err
 	}
 	fmt.Fprintf(c.stdout, "vm/%s condition met: %s=True\n", name, t)
-	return nil
+	return v, nil
 }
 
 // parseParams reads KEY=VALUE params, VALUE as YAML, KEY dotted into
@@ -215,8 +247,8 @@ func newVMGetCmd(c *cli) *cobra.Command {
 			if err := newPrinter(c.stdout, output, resource.KindVM, false).one(vm); err != nil {
 				return err
 			}
-			if vm.Status.Accelerator == "tcg" && (output == "table" || output == "wide") {
-				c.printErr("Warning: vm %s runs under emulation (tcg): hardware acceleration (KVM) is not available, so it is slow.\n", vm.Metadata.Name)
+			if output == "table" || output == "wide" {
+				c.warnEmulated(vm)
 			}
 			return nil
 		},
@@ -228,6 +260,7 @@ func newVMGetCmd(c *cli) *cobra.Command {
 
 func newVMActionCmd(c *cli, action, short string) *cobra.Command {
 	var f vmFlags
+	starts := action == "start" || action == "restart"
 	cmd := &cobra.Command{
 		Use:   action + " NAME",
 		Short: short,
@@ -237,7 +270,13 @@ func newVMActionCmd(c *cli, action, short string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			vm, err := cl.VMAction(cmd.Context(), f.ns(resource.KindVM), args[0], action, f.wait, f.timeout)
+			ns := f.ns(resource.KindVM)
+			stop := func() {}
+			if starts {
+				stop = c.showProgress(cmd.Context(), cl, f, ns, args[0])
+			}
+			vm, err := cl.VMAction(cmd.Context(), ns, args[0], action, f.wait, f.timeout)
+			stop()
 			if err != nil {
 				return err
 			}
@@ -247,10 +286,16 @@ func newVMActionCmd(c *cli, action, short string) *cobra.Command {
 				}
 			}
 			fmt.Fprintf(c.stdout, "vm/%s %s\n", args[0], pastTense(action, f.wait))
+			if f.wait && starts {
+				c.warnEmulated(vm)
+			}
 			return nil
 		},
 	}
 	f.add(cmd)
+	if starts {
+		f.addQuiet(cmd)
+	}
 	return cmd
 }
 
