@@ -91,7 +91,7 @@ func BenchmarkVMStartToRunning(b *testing.B) {
 		t0 = time.Now()
 		// Lima ends the host agent with its context: it gets none.
 		if err := limainstance.Start(context.Background(), inst, paddockBin, false); err != nil {
-			b.Fatal(err)
+			b.Fatalf("Lima's start: %v\n%s", err, hostAgentLogTail(inst.Dir))
 		}
 		viaLima += time.Since(t0)
 		bootLima += hostAgentBoot(b, eventLog)
@@ -99,7 +99,7 @@ func BenchmarkVMStartToRunning(b *testing.B) {
 			b.Fatal(err)
 		}
 		if err := limainstance.StopGracefully(ctx, inst, false); err != nil {
-			b.Fatal(err)
+			b.Fatalf("Lima's stop: %v\n%s", err, hostAgentLogTail(inst.Dir))
 		}
 		d = e.serve()
 	}
@@ -113,6 +113,19 @@ func BenchmarkVMStartToRunning(b *testing.B) {
 	// variance (Lima's in-guest checks poll every 3 s).
 	b.ReportMetric(float64((viaPaddock-bootPaddock).Milliseconds())/n, "ms/overhead-paddock")
 	b.ReportMetric(float64((viaLima-bootLima).Milliseconds())/n, "ms/overhead-lima")
+}
+
+// hostAgentLogTail is the end of the host agent's log in the instance
+// directory dir, which says why a start or stop failed; the benchmark's
+// home is gone once it ends.
+func hostAgentLogTail(dir string) string {
+	data, err := os.ReadFile(filepath.Join(dir, filenames.HostAgentStderrLog))
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	lines = lines[max(0, len(lines)-40):]
+	return "the host agent's log ends:\n" + strings.Join(lines, "\n")
 }
 
 // hostAgentBoot reads a host agent's event log: the time from its first
