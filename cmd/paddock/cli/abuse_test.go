@@ -328,3 +328,65 @@ func TestDamagedDatabaseIsNamedAtStart(t *testing.T) {
 		t.Fatalf("a damaged database: exit %d, %q; want it refused, naming the file and what to do", code, errOut)
 	}
 }
+
+// Large objects written and deleted give their space back: the event log
+// is bounded in bytes (64 MiB), and the file is vacuumed as it is trimmed.
+func TestDeletedObjectsSpaceReturns(t *testing.T) {
+	e := newEnv(t, "default")
+	d := e.serve()
+	const n = 90
+	body := func(i int) string {
+		return `{"apiVersion":"paddock.dev/v1alpha1","kind":"ConfigMap","metadata":{"name":"big-` + strconv.Itoa(i) +
+			`"},"data":{"k":"` + strings.Repeat("x", 900<<10) + `"}}`
+	}
+	parallel(t, n, func(i int) {
+		if status, got, _ := call(t, d.http, "POST", cmPath, "application/json", body(i)); status != 201 {
+			t.Errorf("create %d: %d %v", i, status, got)
+		}
+	})
+	peak := dbSize(t, e.path("db"))
+	parallel(t, n, func(i int) {
+		if status, got, _ := call(t, d.http, "DELETE", cmPath+"/big-"+strconv.Itoa(i), "", ""); status != 200 {
+			t.Errorf("delete %d: %d %v", i, status, got)
+		}
+	})
+	after := dbSize(t, e.path("db"))
+	t.Logf("database with its log: %d MiB holding %d objects of 900 KiB, %d MiB after they were deleted", peak>>20, n, after>>20)
+	if after > peak*3/5 {
+		t.Fatalf("the database kept the deleted objects' space: %d bytes at the peak, %d after", peak, after)
+	}
+}
+
+// parallel runs f(0..n-1) on four goroutines.
+func parallel(t *testing.T, n int, f func(i int)) {
+	next := make(chan int)
+	done := make(chan struct{})
+	for range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	for range 4 {
+		<-done
+	}
+}
+
+// dbSize is the bytes of the SQLite file at path and its write-ahead log.
+func dbSize(t *testing.T, path string) int64 {
+	var total int64
+	for _, suffix := range []string{"", "-wal"} {
+		fi, err := os.Stat(path + suffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += fi.Size()
+	}
+	return total
+}

@@ -23,7 +23,15 @@ import (
 // resume from.
 const DefaultEventRetention = 10000
 
-// pruneEvery is how many writes pass between trims of the event log.
+// Defaults of the event log's other bounds: a watch resumes from events
+// at most a day old, and the log holds at most 64 MiB of objects.
+const (
+	DefaultEventMaxAge   = 24 * time.Hour
+	DefaultEventMaxBytes = 64 << 20
+)
+
+// pruneEvery is how many writes pass between trims of the event log by
+// count and age; a write that takes it past its byte bound trims it at once.
 const pruneEvery = 256
 
 // objectRow is an object as the database holds it.
@@ -46,6 +54,9 @@ type eventRow struct {
 	Namespace string `gorm:"size:253;not null"`
 	Name      string `gorm:"size:253;not null"`
 	Body      []byte `gorm:"not null"`
+	// Time is when the event was written, in Unix seconds; 0 for events
+	// logged before the column existed, which count as old.
+	Time int64 `gorm:"not null;default:0;index"`
 }
 
 func (eventRow) TableName() string { return "events" }
@@ -57,6 +68,11 @@ type Config struct {
 	// EventRetention is how many events watches can resume from;
 	// DefaultEventRetention when zero.
 	EventRetention int64
+	// EventMaxAge and EventMaxBytes bound the event log by the age of its
+	// events and the bytes of their objects too; DefaultEventMaxAge and
+	// DefaultEventMaxBytes when zero. The newest event is always kept.
+	EventMaxAge   time.Duration
+	EventMaxBytes int64
 	// Admit, when set, checks every spec write after the kind's own
 	// validation, with read access to the store: checks that need other
 	// objects or the host, such as a VM's template.
@@ -69,7 +85,8 @@ type Config struct {
 // crash of the daemon; a power loss may lose the last commits but never
 // leaves the file damaged.
 func SQLite(path string) gorm.Dialector {
-	return sqlite.Open(path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)")
+	return sqlite.Open(path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)" +
+		"&_pragma=journal_size_limit(" + strconv.Itoa(walSizeLimit) + ")")
 }
 
 // DB is the gorm implementation of Store.
@@ -81,6 +98,9 @@ type DB struct {
 	// writeErrors counts the database operations that failed.
 	writeErrors atomic.Int64
 	retention   int64
+	maxAge      time.Duration
+	maxBytes    int64
+	sqlite      bool // the database is a SQLite file: freed pages are vacuumed
 	admit       store.AdmitFunc
 	log         *slog.Logger
 
@@ -89,6 +109,8 @@ type DB struct {
 	mu     sync.Mutex
 	rev    atomic.Int64 // moves with the index, under imu
 	oldest atomic.Int64 // lowest revision still in the event log
+	// logBytes is the bytes of the objects in the event log.
+	logBytes atomic.Int64
 	// imu guards index against readers; only writers holding mu change it.
 	imu    sync.RWMutex
 	index  *index
@@ -105,6 +127,12 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	}
 	if cfg.EventRetention <= 0 {
 		cfg.EventRetention = DefaultEventRetention
+	}
+	if cfg.EventMaxAge <= 0 {
+		cfg.EventMaxAge = DefaultEventMaxAge
+	}
+	if cfg.EventMaxBytes <= 0 {
+		cfg.EventMaxBytes = DefaultEventMaxBytes
 	}
 	where := describe(cfg.Dialector)
 	var lock dbLock
@@ -132,7 +160,8 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		}
 		return nil, fmt.Errorf("open the %s: %w", where.name, err)
 	}
-	s := &DB{db: gdb, name: where.name, lock: lock, retention: cfg.EventRetention, admit: cfg.Admit, log: cfg.Logger, index: newIndex(), hub: store.NewHub()}
+	s := &DB{db: gdb, name: where.name, lock: lock, retention: cfg.EventRetention,
+		maxAge: cfg.EventMaxAge, maxBytes: cfg.EventMaxBytes, sqlite: where.file != "", admit: cfg.Admit, log: cfg.Logger, index: newIndex(), hub: store.NewHub()}
 	if err := s.prepare(ctx, where); err != nil {
 		s.Close()
 		return nil, err
@@ -162,6 +191,14 @@ func (s *DB) prepare(ctx context.Context, where database) error {
 	if err := s.load(ctx); err != nil {
 		return fmt.Errorf("%w (the %s)", err, s.name)
 	}
+	// Trim first: a database switched to incremental vacuum is rewritten
+	// without the events it no longer keeps.
+	if err := s.compactAtOpen(ctx); err != nil {
+		return err
+	}
+	if where.file != "" {
+		return s.vacuumIncrementally(ctx)
+	}
 	return nil
 }
 
@@ -170,11 +207,13 @@ func (s *DB) load(ctx context.Context) error {
 	if err := db.AutoMigrate(&objectRow{}, &eventRow{}); err != nil {
 		return fmt.Errorf("migrate database schema: %w", err)
 	}
-	var bounds struct{ Min, Max int64 }
-	if err := db.Model(&eventRow{}).Select("COALESCE(MIN(revision), 0) AS min, COALESCE(MAX(revision), 0) AS max").Scan(&bounds).Error; err != nil {
+	var bounds struct{ Min, Max, Bytes int64 }
+	if err := db.Model(&eventRow{}).Select("COALESCE(MIN(revision), 0) AS min, COALESCE(MAX(revision), 0) AS max, " +
+		"COALESCE(SUM(LENGTH(body)), 0) AS bytes").Scan(&bounds).Error; err != nil {
 		return fmt.Errorf("read revision: %w", err)
 	}
 	s.rev.Store(bounds.Max)
+	s.logBytes.Store(bounds.Bytes)
 	s.oldest.Store(bounds.Min)
 	if bounds.Min == 0 {
 		s.oldest.Store(bounds.Max + 1)
@@ -235,7 +274,8 @@ func (s *DB) commit(ctx context.Context, typ store.EventType, k *resource.Kind, 
 	if err != nil {
 		return nil, err
 	}
-	prune := rev%pruneEvery == 0 && rev-s.retention >= s.oldest.Load()
+	trim := rev%pruneEvery == 0 || s.logBytes.Load()+int64(len(raw)) > s.maxBytes
+	var cut compaction
 	// A write that began completes even if its caller gives up: the
 	// caller's answer may be lost, the write is not half done.
 	err = s.db.WithContext(context.WithoutCancel(ctx)).Transaction(func(tx *gorm.DB) error {
@@ -249,22 +289,22 @@ func (s *DB) commit(ctx context.Context, typ store.EventType, k *resource.Kind, 
 		if err != nil {
 			return err
 		}
-		ev := eventRow{Revision: rev, Type: string(typ), Kind: key.Kind, Namespace: key.Namespace, Name: key.Name, Body: raw}
+		ev := eventRow{Revision: rev, Type: string(typ), Kind: key.Kind, Namespace: key.Namespace, Name: key.Name, Body: raw,
+			Time: time.Now().Unix()}
 		if err := tx.Create(&ev).Error; err != nil {
 			return err
 		}
-		if prune {
-			return tx.Where("revision <= ?", rev-s.retention).Delete(&eventRow{}).Error
+		if trim {
+			cut, err = s.compact(tx, rev, s.logBytes.Load()+int64(len(raw)))
 		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, s.storageError("write "+resource.Describe(key), err)
 	}
 	s.wrote()
-	if prune {
-		s.oldest.Store(rev - s.retention + 1)
-	}
+	s.logBytes.Add(int64(len(raw)))
+	s.compacted(ctx, cut)
 	e := entryOf(obj, raw)
 	// The revision moves with the index, so that a watch that reads both
 	// under imu sees every write up to the revision in the index, and
