@@ -4,9 +4,9 @@
 # tests boot in namespaces (TestServiceUnderSystemd, TestContainer),
 # util-linux for unshare, nsenter and setpriv, passwd for useradd, and for
 # the package checks dpkg and lintian (check-deb.sh), rpm and rpmlint
-# (check-rpm.sh). The tray (`paddock tray`, Fyne on GLFW) builds with cgo
-# against OpenGL and X11's headers, and its tests run it under Xvfb with
-# xdotool and ImageMagick's import for the window and a private D-Bus
+# (check-rpm.sh). The tray's settings window (Fyne on GLFW) builds with cgo
+# against OpenGL and X11's headers, and the tray's tests run it under Xvfb
+# with xdotool and ImageMagick's import for the window and a private D-Bus
 # session bus (dbus above) for the tray menu. The App's end-to-end test
 # talks to Docker in its VM with the host's docker CLI (Debian ships it
 # only in docker.io) and imports a busybox-static root file system as an

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -51,4 +52,27 @@ func AppFailed(a *resource.App) error {
 		return nil
 	}
 	return fmt.Errorf("the App did not settle: %s: %s", s.Reason, s.Message)
+}
+
+// PatchApp merge-patches the App and returns it as written. When there is
+// no App yet, it creates one from the patch, as the defaults with the
+// patch applied.
+func (c *Client) PatchApp(ctx context.Context, patch []byte) (*resource.App, error) {
+	obj, err := c.Patch(ctx, resource.KindApp, "", resource.AppName, patch)
+	if resource.IsNotFound(err) {
+		a := resource.NewObject(resource.KindApp).(*resource.App)
+		a.Metadata.Name = resource.AppName
+		if err := json.Unmarshal(patch, a); err != nil {
+			return nil, fmt.Errorf("the patch is not an App: %w", err)
+		}
+		obj, err = c.Create(ctx, a)
+		if resource.ReasonOf(err) == resource.ReasonAlreadyExists {
+			// Made meanwhile by someone else: patch theirs.
+			obj, err = c.Patch(ctx, resource.KindApp, "", resource.AppName, patch)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*resource.App), nil
 }

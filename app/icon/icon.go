@@ -6,8 +6,6 @@ package icon
 import (
 	_ "embed"
 
-	"fyne.io/fyne/v2"
-
 	"paddock.dev/paddock/app/menu"
 )
 
@@ -24,15 +22,15 @@ var (
 	app []byte
 )
 
-// App is the application's icon, for windows and notifications.
-var App = fyne.NewStaticResource("paddock.png", app)
+// App is the application's icon, as PNG, for windows and notifications.
+func App() []byte { return app }
 
-var byState = map[menu.Icon]fyne.Resource{
-	menu.IconStopped:  fyne.NewStaticResource("paddock-stopped.png", stopped),
-	menu.IconStarting: fyne.NewStaticResource("paddock-starting.png", starting),
-	menu.IconRunning:  fyne.NewStaticResource("paddock-running.png", running),
-	menu.IconError:    fyne.NewStaticResource("paddock-error.png", failed),
+var byState = map[menu.Icon][]byte{
+	menu.IconStopped:  stopped,
+	menu.IconStarting: starting,
+	menu.IconRunning:  running,
+	menu.IconError:    failed,
 }
 
-// For returns the tray icon of a state.
-func For(i menu.Icon) fyne.Resource { return byState[i] }
+// For returns the tray icon of a state, as PNG.
+func For(i menu.Icon) []byte { return byState[i] }

@@ -11,20 +11,20 @@ import (
 func TestEveryStateHasAPNG(t *testing.T) {
 	seen := map[string]bool{}
 	for _, i := range []menu.Icon{menu.IconStopped, menu.IconStarting, menu.IconRunning, menu.IconError} {
-		r := For(i)
-		if r == nil {
+		data := For(i)
+		if data == nil {
 			t.Fatalf("no icon for state %d", i)
 		}
-		img, err := png.Decode(bytes.NewReader(r.Content()))
+		img, err := png.Decode(bytes.NewReader(data))
 		if err != nil || img.Bounds().Dx() < 32 {
-			t.Fatalf("%s: not a PNG a tray can show: %v", r.Name(), err)
+			t.Fatalf("state %d: not a PNG a tray can show: %v", i, err)
 		}
-		if seen[string(r.Content())] {
-			t.Errorf("%s looks like another state's icon", r.Name())
+		if seen[string(data)] {
+			t.Errorf("state %d's icon looks like another state's", i)
 		}
-		seen[string(r.Content())] = true
+		seen[string(data)] = true
 	}
-	if _, err := png.Decode(bytes.NewReader(App.Content())); err != nil {
+	if _, err := png.Decode(bytes.NewReader(App())); err != nil {
 		t.Fatal(err)
 	}
 }

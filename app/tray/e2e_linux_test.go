@@ -17,6 +17,7 @@ import (
 
 	"paddock.dev/paddock/api/client"
 	"paddock.dev/paddock/app/menu"
+	"paddock.dev/paddock/app/settings"
 	"paddock.dev/paddock/core/resource"
 )
 
@@ -256,7 +257,7 @@ func (e *e2e) screenshotSettings(m trayMenu, items []menuItem) {
 	m.click(items, menu.LabelSettings)
 	var wid string
 	for deadline := time.Now().Add(20 * time.Second); wid == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		out, _ := e.x("xdotool", "search", "--onlyvisible", "--name", "^"+SettingsTitle+"$").Output()
+		out, _ := e.x("xdotool", "search", "--onlyvisible", "--name", "^"+settings.Title+"$").Output()
 		wid, _, _ = strings.Cut(strings.TrimSpace(string(out)), "\n")
 	}
 	if wid == "" {

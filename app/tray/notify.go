@@ -3,8 +3,6 @@ package tray
 import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
-	"fyne.io/fyne/v2"
-
 	"paddock.dev/paddock/app/menu"
 	"paddock.dev/paddock/core/resource"
 )
@@ -24,15 +22,18 @@ func (t *Tray) expect(generation int64) {
 	t.mu.Unlock()
 }
 
+// note is a notification's title and body.
+type note struct{ title, body string }
+
 // check returns the notifications the step from prev to s calls for.
-func (w *watchFor) check(prev, s menu.State) []*fyne.Notification {
+func (w *watchFor) check(prev, s menu.State) []note {
 	if !s.DaemonUp {
 		return nil
 	}
-	var notes []*fyne.Notification
+	var notes []note
 	phase, detail := menu.AppPhase(s.App)
 	if before, _ := menu.AppPhase(prev.App); phase == menu.Failed && before != menu.Failed && prev.DaemonUp {
-		notes = append(notes, fyne.NewNotification("Paddock failed", detail))
+		notes = append(notes, note{"Paddock failed", detail})
 		w.generation = 0
 	}
 	if w.generation > 0 && s.App != nil {
@@ -41,11 +42,11 @@ func (w *watchFor) check(prev, s menu.State) []*fyne.Notification {
 			w.generation = 0
 			switch phase {
 			case menu.Running:
-				notes = append(notes, fyne.NewNotification("Paddock is running", menu.Summary(s.App)))
+				notes = append(notes, note{"Paddock is running", menu.Summary(s.App)})
 			case menu.Stopped:
-				notes = append(notes, fyne.NewNotification("Paddock stopped", "The VM and its container engine are stopped."))
+				notes = append(notes, note{"Paddock stopped", "The VM and its container engine are stopped."})
 			default:
-				notes = append(notes, fyne.NewNotification("Paddock settled", "Your changes are in effect."))
+				notes = append(notes, note{"Paddock settled", "Your changes are in effect."})
 			}
 		}
 	}

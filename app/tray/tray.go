@@ -4,14 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/url"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"sync"
-
-	"fyne.io/fyne/v2"
 
 	"paddock.dev/paddock/api/client"
 	"paddock.dev/paddock/app/icon"
@@ -25,7 +20,8 @@ import (
 type Options struct {
 	Client *client.Client
 	Paths  instance.Paths
-	// Instance and Executable make the command line of Open Shell.
+	// Instance and Executable make the command lines of Open Shell and of
+	// the settings window.
 	Instance   string
 	Executable string
 	// DockerContext names the docker context of the App's engine.
@@ -36,32 +32,41 @@ type Options struct {
 	Log         *slog.Logger
 }
 
-// host is what the tray shows through: the desktop's tray, or a test's.
+// host is the desktop's tray, which shows the menu and the icon.
 type host interface {
-	SetSystemTrayMenu(*fyne.Menu)
-	SetSystemTrayIcon(fyne.Resource)
+	// SetMenu shows items; a click on one calls click with its action.
+	SetMenu(items []menu.Item, click func(menu.Action))
+	// SetIcon shows a PNG.
+	SetIcon(png []byte)
+	// Quit takes the tray off the desktop and ends Run.
+	Quit()
+}
+
+// desktop is what the tray asks of the desktop besides its tray.
+type desktop interface {
+	Notify(title, body string)
+	CopyText(text string) error
+	OpenDir(dir string) error
 }
 
 // Tray turns what the follower reports into the menu and the menu's
 // clicks into API calls. Its methods may be called from any goroutine.
 type Tray struct {
 	opts Options
-	app  fyne.App
 	host host
+	desk desktop
 	ctx  context.Context
 
 	mu             sync.Mutex
 	state          menu.State // as the follower last reported it
 	startingDaemon bool
 	shown          *menu.Menu // the menu on screen
-	running        bool       // whether a menu was shown: Fyne's loop runs
-	fmenu          *fyne.Menu // the menu given to Fyne; only Fyne's thread uses it
 	watch          watchFor   // what to announce once it happens
-	settings       *settingsWindow
+	settings       *settingsProcess
 }
 
-func newTray(ctx context.Context, a fyne.App, h host, opts Options) *Tray {
-	return &Tray{opts: opts, app: a, host: h, ctx: ctx}
+func newTray(ctx context.Context, h host, d desktop, opts Options) *Tray {
+	return &Tray{opts: opts, host: h, desk: d, ctx: ctx}
 }
 
 // follow keeps the menu current until ctx ends.
@@ -79,13 +84,9 @@ func (t *Tray) changed(s menu.State) {
 		t.startingDaemon = false
 	}
 	notes := t.watch.check(previous, s)
-	settings := t.settings
 	t.mu.Unlock()
 	for _, n := range notes {
-		t.app.SendNotification(n)
-	}
-	if settings != nil {
-		fyne.Do(func() { settings.update(s) })
+		t.desk.Notify(n.title, n.body)
 	}
 	t.refresh()
 }
@@ -94,58 +95,18 @@ func (t *Tray) changed(s menu.State) {
 // one on screen: a tray host rebuilds the whole menu on each change.
 func (t *Tray) refresh() {
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	s := t.state
 	s.StartingDaemon = t.startingDaemon
 	m := menu.Build(s)
 	if t.shown != nil && reflect.DeepEqual(*t.shown, m) {
-		t.mu.Unlock()
 		return
 	}
 	t.shown = &m
-	running := t.running
-	t.running = true
-	t.mu.Unlock()
-	show := func() {
-		// Always the same *fyne.Menu: Fyne's Linux tray shows the menu
-		// it was first given once the tray is ready, which may be after
-		// a later menu was set.
-		if t.fmenu == nil {
-			t.fmenu = fyne.NewMenu("Paddock")
-		}
-		t.fmenu.Items = t.fyneItems(m.Items)
-		t.host.SetSystemTrayMenu(t.fmenu)
-		t.host.SetSystemTrayIcon(icon.For(m.Icon))
-	}
-	if !running {
-		show() // before Fyne's loop runs, on the thread that starts it
-		return
-	}
-	fyne.Do(show)
-}
-
-// fyneItems draws menu items with Fyne's types.
-func (t *Tray) fyneItems(items []menu.Item) []*fyne.MenuItem {
-	out := make([]*fyne.MenuItem, 0, len(items))
-	for _, it := range items {
-		if it.Separator {
-			out = append(out, fyne.NewMenuItemSeparator())
-			continue
-		}
-		fi := fyne.NewMenuItem(it.Label, nil)
-		fi.Disabled = !it.Enabled
-		if it.Action.Do != menu.DoNothing {
-			action := it.Action
-			fi.Action = func() { t.click(action) }
-		}
-		if it.Children != nil {
-			fi.ChildMenu = fyne.NewMenu(it.Label, t.fyneItems(it.Children)...)
-		}
-		if it.Action.Do == menu.DoQuit {
-			fi.IsQuit = true
-		}
-		out = append(out, fi)
-	}
-	return out
+	// Under the lock, so that two refreshes show in the order they were
+	// computed.
+	t.host.SetMenu(m.Items, t.click)
+	t.host.SetIcon(icon.For(m.Icon))
 }
 
 // click runs an item's action. A host may send clicks for items it shows
@@ -159,16 +120,11 @@ func (t *Tray) click(a menu.Action) {
 		t.opts.Log.Info("ignored a click on a disabled item", "action", a)
 		return
 	}
-	switch a.Do {
-	case menu.DoQuit:
-		t.app.Quit()
-	case menu.DoSettings:
-		t.showSettings()
-	case menu.DoShowLogs:
-		t.showLogs()
-	default:
-		go t.run(a)
+	if a.Do == menu.DoQuit {
+		t.host.Quit()
+		return
 	}
+	go t.run(a)
 }
 
 func enabled(items []menu.Item, a menu.Action) bool {
@@ -177,8 +133,9 @@ func enabled(items []menu.Item, a menu.Action) bool {
 	})
 }
 
-// run does an action that talks to the daemon or the OS, off the GUI's
-// thread; a failure becomes a notification, since a tray has no terminal.
+// run does an action that talks to the daemon or the OS, off the tray's
+// D-Bus connection; a failure becomes a notification, since a tray has no
+// terminal.
 func (t *Tray) run(a menu.Action) {
 	var err error
 	switch a.Do {
@@ -192,16 +149,20 @@ func (t *Tray) run(a menu.Action) {
 		_, err = t.opts.Client.VMAction(t.ctx, a.Namespace, a.Name, "start", false, 0)
 	case menu.DoStopVM:
 		_, err = t.opts.Client.VMAction(t.ctx, a.Namespace, a.Name, "stop", false, 0)
+	case menu.DoSettings:
+		err = t.showSettings()
 	case menu.DoOpenShell:
 		err = t.openShell()
 	case menu.DoCopyDockerContext:
-		t.copyDockerContext()
+		err = t.desk.CopyText("docker context use " + t.opts.DockerContext)
+	case menu.DoShowLogs:
+		err = t.desk.OpenDir(t.opts.Paths.LogDir)
 	case menu.DoStartDaemon:
 		err = t.startDaemon()
 	}
 	if err != nil {
 		t.opts.Log.Warn("tray action failed", "action", a, "err", err)
-		t.app.SendNotification(fyne.NewNotification("Paddock", err.Error()))
+		t.desk.Notify("Paddock", err.Error())
 	}
 }
 
@@ -219,19 +180,6 @@ func (t *Tray) startDaemon() error {
 		return fmt.Errorf("the daemon did not start: %w", err)
 	}
 	return nil
-}
-
-// showLogs opens the daemon's log directory in the desktop's file viewer.
-func (t *Tray) showLogs() {
-	dir := t.opts.Paths.LogDir
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.app.SendNotification(fyne.NewNotification("Paddock", err.Error()))
-		return
-	}
-	u := &url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}
-	if err := t.app.OpenURL(u); err != nil {
-		t.app.SendNotification(fyne.NewNotification("Paddock", "cannot open "+dir+": "+err.Error()))
-	}
 }
 
 // appVM returns the VM the App owns, if it has one yet.

@@ -1,74 +1,112 @@
 package tray
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
-	"slices"
 	"sync"
 	"testing"
 	"time"
 
-	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"paddock.dev/paddock/app/icon"
 	"paddock.dev/paddock/app/internal/daemontest"
 	"paddock.dev/paddock/app/menu"
+	"paddock.dev/paddock/app/settings/link"
 	"paddock.dev/paddock/core/controller"
 	"paddock.dev/paddock/core/instance"
 	"paddock.dev/paddock/core/resource"
 )
 
 // recordingHost stands in for the desktop's tray, which the end-to-end
-// test reaches over D-Bus: it keeps the last menu and icon Fyne was given.
+// test reaches over D-Bus: it keeps the last menu and icon it was given.
 type recordingHost struct {
-	mu   sync.Mutex
-	menu *fyne.Menu
-	icon fyne.Resource
+	mu    sync.Mutex
+	menu  []menu.Item
+	click func(menu.Action)
+	icon  []byte
+	quit  bool
 }
 
-// SetSystemTrayMenu keeps a copy: the tray reuses its *fyne.Menu.
-func (h *recordingHost) SetSystemTrayMenu(m *fyne.Menu) {
-	shown := *m
-	shown.Items = slices.Clone(m.Items)
+func (h *recordingHost) SetMenu(items []menu.Item, click func(menu.Action)) {
 	h.mu.Lock()
-	h.menu = &shown
+	h.menu, h.click = items, click
 	h.mu.Unlock()
 }
 
-func (h *recordingHost) SetSystemTrayIcon(r fyne.Resource) {
+func (h *recordingHost) SetIcon(png []byte) {
 	h.mu.Lock()
-	h.icon = r
+	h.icon = png
 	h.mu.Unlock()
 }
 
-// notingApp is Fyne's test app, keeping every notification.
-type notingApp struct {
-	fyne.App
-	notes chan *fyne.Notification
+func (h *recordingHost) Quit() {
+	h.mu.Lock()
+	h.quit = true
+	h.mu.Unlock()
 }
 
-func (a *notingApp) SendNotification(n *fyne.Notification) { a.notes <- n }
+// shownIcon is the icon on screen.
+func (h *recordingHost) shownIcon() []byte {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.icon
+}
+
+// clickItem clicks the item labelled label in the menu on screen, as a
+// tray host does, whether or not it is enabled.
+func (h *recordingHost) clickItem(t *testing.T, label string) {
+	t.Helper()
+	h.mu.Lock()
+	it, click := item(h.menu, label), h.click
+	h.mu.Unlock()
+	if it == nil {
+		t.Fatalf("no item %q", label)
+	}
+	click(it.Action)
+}
+
+// recordingDesktop keeps what the tray asked of the desktop.
+type recordingDesktop struct {
+	notes     chan note
+	mu        sync.Mutex
+	clipboard string
+	opened    string
+}
+
+func (d *recordingDesktop) Notify(title, body string) { d.notes <- note{title, body} }
+
+func (d *recordingDesktop) CopyText(text string) error {
+	d.mu.Lock()
+	d.clipboard = text
+	d.mu.Unlock()
+	return nil
+}
+
+func (d *recordingDesktop) OpenDir(dir string) error {
+	d.mu.Lock()
+	d.opened = dir
+	d.mu.Unlock()
+	return nil
+}
 
 type fixture struct {
-	t      *testing.T
-	d      *daemontest.Daemon
-	tray   *Tray
-	host   *recordingHost
-	app    *notingApp
-	cancel context.CancelFunc
+	t    *testing.T
+	d    *daemontest.Daemon
+	tray *Tray
+	host *recordingHost
+	desk *recordingDesktop
 }
 
 func newFixture(t *testing.T) *fixture {
 	d := daemontest.New(t)
 	d.Start()
-	a := &notingApp{App: test.NewTempApp(t), notes: make(chan *fyne.Notification, 10)}
 	h := &recordingHost{}
+	desk := &recordingDesktop{notes: make(chan note, 10)}
 	ctx, cancel := context.WithCancel(context.Background())
-	tr := newTray(ctx, a, h, Options{
+	tr := newTray(ctx, h, desk, Options{
 		Client:        d.Client(),
 		Paths:         instance.Paths{Socket: d.Socket, LogDir: t.TempDir()},
 		DockerContext: "paddock",
@@ -77,39 +115,53 @@ func newFixture(t *testing.T) *fixture {
 	done := make(chan struct{})
 	go func() { tr.follow(); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	return &fixture{t: t, d: d, tray: tr, host: h, app: a, cancel: cancel}
+	return &fixture{t: t, d: d, tray: tr, host: h, desk: desk}
 }
 
-// item returns the shown menu's item labelled label, searching submenus.
-func item(m *fyne.Menu, label string) *fyne.MenuItem {
-	for _, it := range m.Items {
-		if it.Label == label {
-			return it
+// item returns the item labelled label, searching submenus.
+func item(items []menu.Item, label string) *menu.Item {
+	for i := range items {
+		if items[i].Label == label {
+			return &items[i]
 		}
-		if it.ChildMenu != nil {
-			if found := item(it.ChildMenu, label); found != nil {
-				return found
-			}
+		if found := item(items[i].Children, label); found != nil {
+			return found
 		}
 	}
 	return nil
 }
 
 // await waits until the tray shows a menu whose first line is status.
-func (f *fixture) await(status string) *fyne.Menu {
+func (f *fixture) await(status string) []menu.Item {
 	f.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		f.host.mu.Lock()
 		m := f.host.menu
 		f.host.mu.Unlock()
-		if m != nil && m.Items[0].Label == status {
+		if m != nil && m[0].Label == status {
 			return m
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	f.t.Fatalf("the tray never showed %q", status)
 	return nil
+}
+
+// click clicks an item of the menu on screen.
+func (f *fixture) click(label string) {
+	f.t.Helper()
+	f.host.clickItem(f.t, label)
+}
+
+// awaitNote returns the next notification.
+func (f *fixture) awaitNote() note {
+	f.t.Helper()
+	select {
+	case n := <-f.desk.notes:
+		return n
+	case <-time.After(10 * time.Second):
+		f.t.Fatal("no notification")
+		return note{}
+	}
 }
 
 func (f *fixture) app0() *resource.App {
@@ -119,20 +171,6 @@ func (f *fixture) app0() *resource.App {
 		f.t.Fatal(err)
 	}
 	return obj.(*resource.App)
-}
-
-// awaitApp waits until the App exists and ok accepts it, and returns it.
-func (f *fixture) awaitApp(ok func(*resource.App) bool) *resource.App {
-	f.t.Helper()
-	for range 1000 {
-		obj, err := f.d.Client().Get(context.Background(), resource.KindApp, "", resource.AppName)
-		if err == nil && ok(obj.(*resource.App)) {
-			return obj.(*resource.App)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	f.t.Fatal("no App was made, or not as expected")
-	return nil
 }
 
 // setStatus plays the App controller: it writes the App's conditions.
@@ -157,79 +195,102 @@ func cond(t, status, reason, msg string) metav1.Condition {
 
 func TestStartFromTheMenu(t *testing.T) {
 	f := newFixture(t)
-	m := f.await("Stopped")
-	if f.host.icon != icon.For(menu.IconStopped) {
-		t.Errorf("icon %v, want the stopped one", f.host.icon.Name())
+	f.await("Stopped")
+	if !bytes.Equal(f.host.shownIcon(), icon.For(menu.IconStopped)) {
+		t.Error("not the stopped icon")
 	}
 	// A disabled item clicked anyway (D-Bus allows it) does nothing.
-	item(m, menu.LabelStop).Action()
-	item(m, menu.LabelStart).Action()
-	m = f.await("Starting… creating the VM")
+	f.click(menu.LabelStop)
+	f.click(menu.LabelStart)
+	m := f.await("Starting… creating the VM")
 	if !f.app0().Spec.Running {
 		t.Fatal("Start did not set spec.running")
 	}
-	if item(m, menu.LabelStart).Disabled == false || item(m, menu.LabelStop).Disabled {
-		t.Errorf("after Start: Start enabled %v, Stop enabled %v", !item(m, menu.LabelStart).Disabled, !item(m, menu.LabelStop).Disabled)
+	if item(m, menu.LabelStart).Enabled || !item(m, menu.LabelStop).Enabled {
+		t.Errorf("after Start: Start enabled %v, Stop enabled %v", item(m, menu.LabelStart).Enabled, item(m, menu.LabelStop).Enabled)
 	}
 
 	f.setStatus(cond(resource.AppCreated, "True", "Created", ""), cond(resource.AppRunning, "True", "Started", ""),
 		cond(resource.AppContainerEngineReady, "True", "Connected", ""), cond(resource.AppSettled, "True", "Running", ""))
-	m = f.await("Running — moby, 2 CPUs, 4 GiB")
-	if n := <-f.app.notes; n.Title != "Paddock is running" || n.Content != "moby, 2 CPUs, 4 GiB" {
-		t.Errorf("notification %q: %q", n.Title, n.Content)
+	f.await("Running — moby, 2 CPUs, 4 GiB")
+	if n := f.awaitNote(); n.title != "Paddock is running" || n.body != "moby, 2 CPUs, 4 GiB" {
+		t.Errorf("notification %q: %q", n.title, n.body)
 	}
-	if f.host.icon != icon.For(menu.IconRunning) {
-		t.Errorf("icon %v, want the running one", f.host.icon.Name())
+	if !bytes.Equal(f.host.shownIcon(), icon.For(menu.IconRunning)) {
+		t.Error("not the running icon")
 	}
-	item(m, menu.LabelCopyContext).Action()
-	for i := 0; i < 500 && f.app.Clipboard().Content() == ""; i++ {
+	f.click(menu.LabelCopyContext)
+	f.click(menu.LabelShowLogs)
+	for i := 0; i < 500; i++ {
+		f.desk.mu.Lock()
+		done := f.desk.clipboard != "" && f.desk.opened != ""
+		f.desk.mu.Unlock()
+		if done {
+			break
+		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if got := f.app.Clipboard().Content(); got != "docker context use paddock" {
-		t.Errorf("clipboard %q after Copy Docker Context", got)
+	f.desk.mu.Lock()
+	if f.desk.clipboard != "docker context use paddock" {
+		t.Errorf("clipboard %q after Copy Docker Context", f.desk.clipboard)
 	}
+	if f.desk.opened != f.tray.opts.Paths.LogDir {
+		t.Errorf("Show Logs opened %q, not the log directory", f.desk.opened)
+	}
+	f.desk.mu.Unlock()
 
-	item(m, menu.LabelStop).Action()
+	f.click(menu.LabelStop)
 	f.await("Stopping…")
 	f.setStatus(cond(resource.AppRunning, "False", resource.ReasonStartFailed, "qemu: cannot allocate memory"))
 	f.await("Failed: qemu: cannot allocate memory")
-	if n := <-f.app.notes; n.Title != "Paddock failed" || n.Content != "qemu: cannot allocate memory" {
-		t.Errorf("notification %q: %q", n.Title, n.Content)
+	if n := f.awaitNote(); n.title != "Paddock failed" || n.body != "qemu: cannot allocate memory" {
+		t.Errorf("notification %q: %q", n.title, n.body)
 	}
 
 	f.d.Stop()
 	m = f.await(menu.StatusDaemonDown)
 	if item(m, menu.LabelStartDaemon) == nil || item(m, menu.LabelStart) != nil {
-		t.Errorf("daemon down: %v", m.Items)
+		t.Errorf("daemon down: %v", m)
 	}
 	f.d.Start()
 	f.await("Failed: qemu: cannot allocate memory")
+
+	f.click(menu.LabelQuit)
+	f.host.mu.Lock()
+	defer f.host.mu.Unlock()
+	if !f.host.quit {
+		t.Error("Quit did not quit")
+	}
 }
 
 func TestDisabledClickDoesNothing(t *testing.T) {
 	f := newFixture(t)
-	m := f.await("Stopped")
-	item(m, menu.LabelStop).Action()
-	item(m, menu.LabelRestart).Action()
+	f.await("Stopped")
+	f.click(menu.LabelStop)
+	f.click(menu.LabelRestart)
 	time.Sleep(100 * time.Millisecond)
 	if _, err := f.d.Client().Get(context.Background(), resource.KindApp, "", resource.AppName); !resource.IsNotFound(err) {
 		t.Fatalf("a disabled item's click reached the daemon: %v", err)
 	}
 }
 
-// awaitText waits until a label, updated from the tray's follower, shows
-// text.
-func awaitText(t *testing.T, l interface{ Visible() bool }, text string) {
-	t.Helper()
-	label := l.(*widget.Label)
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		var got string
-		fyne.DoAndWait(func() { got = label.Text })
-		if got == text {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
+// TestAppliedSettingsAreAnnounced: the settings window reports the
+// generation its Apply made; the tray announces when the App settles at it.
+func TestAppliedSettingsAreAnnounced(t *testing.T) {
+	f := newFixture(t)
+	f.await("Stopped")
+	app, err := f.d.Client().PatchApp(context.Background(), []byte(`{"spec":{"memory":"2GiB"}}`))
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("label shows %q, want %q", label.Text, text)
+	g, ok := link.ParseApplied(link.Applied(app.Metadata.Generation))
+	if !ok {
+		t.Fatal("the window's report does not parse")
+	}
+	f.tray.expect(g)
+	f.setStatus(cond(resource.AppCreated, "True", "Created", ""), cond(resource.AppRunning, "False", resource.ReasonStopped, ""),
+		cond(resource.AppSettled, "True", "Stopped", "the VM is stopped"))
+	if n := f.awaitNote(); n.title != "Paddock stopped" {
+		t.Errorf("notification %q: %q", n.title, n.body)
+	}
 }

@@ -128,19 +128,11 @@ memory). With no App, one is made with these values.`,
 			if err != nil {
 				return err
 			}
-			obj, err := cl.Patch(cmd.Context(), resource.KindApp, "", resource.AppName, patch)
-			if resource.IsNotFound(err) {
-				a := resource.NewObject(resource.KindApp).(*resource.App)
-				a.Metadata.Name = resource.AppName
-				if err := json.Unmarshal(patch, a); err != nil {
-					return err
-				}
-				obj, err = cl.Create(cmd.Context(), a)
-			}
+			app, err := cl.PatchApp(cmd.Context(), patch)
 			if err != nil {
 				return err
 			}
-			return c.settle(cmd.Context(), cl, obj.(*resource.App), f, "app changed")
+			return c.settle(cmd.Context(), cl, app, f, "app changed")
 		},
 	}
 	f.add(cmd)

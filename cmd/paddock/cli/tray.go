@@ -11,6 +11,7 @@ import (
 
 func newTrayCmd(c *cli) *cobra.Command {
 	var atLogin string
+	var settingsWindow bool
 	cmd := &cobra.Command{
 		Use:   "tray",
 		Short: "Show Paddock in the desktop's system tray",
@@ -19,7 +20,9 @@ Settings and the VMs, from a menu. The tray is a client of the daemon's API
 like this CLI; quitting it leaves the VMs running. It follows the daemon as
 it stops and starts, and offers to start it when it is not running.
 
-The tray needs a paddock built with cgo (CGO_ENABLED=1).
+Settings… opens the settings window, a process of its own (paddock tray
+--settings, which the tray starts): it needs a paddock built with cgo and
+the tray tag (CGO_ENABLED=1 go build -tags tray); the menu does not.
 
 --autostart on makes the desktop start the tray at login (an XDG autostart
 file on Linux, a LaunchAgent on macOS, the Run key on Windows); off undoes
@@ -31,10 +34,16 @@ it. Either only sets that up and exits.`,
 			if cmd.Flags().Changed("autostart") {
 				return c.trayAutostart(atLogin)
 			}
+			if settingsWindow {
+				return c.runTraySettings(cmd)
+			}
 			return c.runTray(cmd)
 		},
 	}
 	cmd.Flags().StringVar(&atLogin, "autostart", "", "on: start the tray at login; off: do not")
+	cmd.Flags().BoolVar(&settingsWindow, "settings", false, "show only the settings window, talking to the tray that started it on stdin and stdout")
+	_ = cmd.Flags().MarkHidden("settings")
+	cmd.MarkFlagsMutuallyExclusive("autostart", "settings")
 	_ = cmd.RegisterFlagCompletionFunc("autostart", cobra.FixedCompletions([]string{"on", "off"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

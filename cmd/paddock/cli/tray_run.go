@@ -1,4 +1,4 @@
-//go:build cgo && tray
+//go:build !darwin || cgo
 
 package cli
 
@@ -12,7 +12,8 @@ import (
 	"paddock.dev/paddock/core/buildinfo"
 )
 
-// runTray shows the tray until the user quits it.
+// runTray shows the tray until the user quits it. The tray needs no cgo
+// (fyne.io/systray), except on macOS, where the menu bar is Objective-C.
 func (c *cli) runTray(cmd *cobra.Command) error {
 	p, err := c.Paths()
 	if err != nil {

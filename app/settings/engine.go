@@ -1,4 +1,4 @@
-package tray
+package settings
 
 import "paddock.dev/paddock/core/resource"
 

@@ -1,0 +1,185 @@
+package settings
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"paddock.dev/paddock/app/internal/daemontest"
+	"paddock.dev/paddock/app/live"
+	"paddock.dev/paddock/app/menu"
+	"paddock.dev/paddock/core/controller"
+	"paddock.dev/paddock/core/resource"
+)
+
+type fixture struct {
+	t  *testing.T
+	d  *daemontest.Daemon
+	w  *settingsWindow
+	mu sync.Mutex // held by whoever uses the window
+}
+
+// ui runs fn with the window to itself, as Fyne's own thread would.
+func (f *fixture) ui(fn func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fn()
+}
+
+// open shows the window as `paddock tray --settings` does, on Fyne's test
+// driver, against a real API: it fills the window with the App and
+// follows the App while Apply's change takes effect.
+func open(t *testing.T) *fixture {
+	d := daemontest.New(t)
+	d.Start()
+	cl := d.Client()
+	ctx, cancel := context.WithCancel(context.Background())
+	app, err := currentApp(ctx, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWindow(test.NewTempApp(t), func(patch []byte) (*resource.App, error) { return cl.PatchApp(ctx, patch) })
+	fx := &fixture{t: t, d: d, w: w}
+	w.do = fx.ui
+	w.fill(app)
+	w.win.Show()
+	f := &live.Follower{Client: cl, Socket: d.Socket, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Changed: func(s menu.State) { w.do(func() { w.update(s) }) }}
+	done := make(chan struct{})
+	go func() { f.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return fx
+}
+
+func retype(e fyne.Focusable, text string) {
+	e.(interface{ SetText(string) }).SetText("")
+	test.Type(e, text)
+}
+
+// shownError is the error beside a field, "" when none is shown.
+func (w *settingsWindow) shownError(key string) string {
+	if l := w.fields[key].err; l.Visible() {
+		return l.Text
+	}
+	return ""
+}
+
+// awaitText waits until a label, updated from the follower, shows text.
+func (f *fixture) awaitText(label *widget.Label, text string) {
+	f.t.Helper()
+	var got string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		f.ui(func() { got = label.Text })
+		if got == text {
+			return
+		}
+	}
+	f.t.Fatalf("label shows %q, want %q", got, text)
+}
+
+// awaitApp waits until the App exists and ok accepts it, and returns it.
+func (f *fixture) awaitApp(ok func(*resource.App) bool) *resource.App {
+	f.t.Helper()
+	for range 1000 {
+		obj, err := f.d.Client().Get(context.Background(), resource.KindApp, "", resource.AppName)
+		if err == nil && ok(obj.(*resource.App)) {
+			return obj.(*resource.App)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	f.t.Fatal("no App was made, or not as expected")
+	return nil
+}
+
+// setStatus plays the App controller: it writes the App's conditions.
+func (f *fixture) setStatus(conds ...metav1.Condition) {
+	f.t.Helper()
+	ctx := context.Background()
+	obj, err := f.d.Client().Get(ctx, resource.KindApp, "", resource.AppName)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	gen := obj.(*resource.App).Metadata.Generation
+	_, err = controller.UpdateStatus(ctx, f.d.Store, resource.Key{Kind: "App", Name: resource.AppName}, func(a *resource.App) (bool, error) {
+		for _, c := range conds {
+			resource.SetCondition(&a.Status.Conditions, gen, c)
+		}
+		return true, nil
+	})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func cond(t, status, reason, msg string) metav1.Condition {
+	return metav1.Condition{Type: t, Status: metav1.ConditionStatus(status), Reason: reason, Message: msg}
+}
+
+func TestSettingsShowTheAPIsRejectionBesideTheField(t *testing.T) {
+	f := open(t)
+	w := f.w
+	f.ui(func() {
+		if w.cpus.Text != "2" || w.memory.Text != "4GiB" || w.engine.Selected != resource.EngineMoby {
+			t.Fatalf("a new App's defaults not shown: %q %q %q", w.cpus.Text, w.memory.Text, w.engine.Selected)
+		}
+		retype(w.cpus, "two")
+		test.Tap(w.applyButton)
+		if got := w.shownError("cpus"); got != "must be a whole number" {
+			t.Errorf("cpus error %q", got)
+		}
+		retype(w.cpus, "2")
+		retype(w.memory, "lots")
+		test.Tap(w.applyButton)
+	})
+	f.awaitText(w.status, "Not applied: correct the fields marked.")
+	f.ui(func() {
+		if got := w.shownError("memory"); !strings.Contains(got, `"lots" is not a size`) {
+			t.Errorf("memory error %q, want the API's message", got)
+		}
+		if w.shownError("cpus") != "" || w.shownError("disk") != "" {
+			t.Error("errors shown beside fields that were right")
+		}
+		if w.applyButton.Disabled() || w.progress.Visible() {
+			t.Error("progress still shown after the rejection")
+		}
+	})
+}
+
+func TestSettingsApplyPatchesAndWaitsForSettled(t *testing.T) {
+	f := open(t)
+	w := f.w
+	f.ui(func() {
+		retype(w.memory, "2GiB")
+		w.engine.SetSelected(resource.EngineContainerd)
+		test.Tap(w.applyButton)
+	})
+	f.awaitText(w.status, "Applying…")
+	app := f.awaitApp(func(a *resource.App) bool { return a.Spec.Memory == "2GiB" })
+	if app.Spec.Memory != "2GiB" || app.Spec.ContainerEngine.Name != resource.EngineContainerd || app.Spec.Disk != "64GiB" {
+		t.Fatalf("patch not applied as sent: %+v", app.Spec)
+	}
+	f.ui(func() {
+		if !w.progress.Visible() || !w.applyButton.Disabled() {
+			t.Error("no progress shown while the change takes effect")
+		}
+	})
+	f.setStatus(cond(resource.AppSettled, "False", "Restarting", "the VM restarts into its new template"))
+	f.awaitText(w.status, "Applying… the VM restarts into its new template")
+	f.setStatus(cond(resource.AppCreated, "True", "Created", ""), cond(resource.AppRunning, "False", resource.ReasonStopped, ""),
+		cond(resource.AppSettled, "True", "Stopped", "the VM is stopped"))
+	f.awaitText(w.status, "Applied.")
+	f.ui(func() {
+		if w.progress.Visible() || w.applyButton.Disabled() {
+			t.Error("progress still shown once Settled")
+		}
+	})
+}

@@ -1,0 +1,17 @@
+//go:build !cgo || !tray
+
+package cli
+
+import (
+	"errors"
+
+	"github.com/spf13/cobra"
+)
+
+// runTraySettings fails: the settings window is only in a build with cgo
+// and the tray tag. Its GUI toolkit needs cgo and the X11 and OpenGL
+// headers, and prints locale complaints from its package initialisers, so
+// no other build carries it.
+func (c *cli) runTraySettings(*cobra.Command) error {
+	return errors.New("this paddock was built without the settings window: build it with CGO_ENABLED=1 go build -tags tray (the README says which packages that needs), or use paddock app set")
+}
