@@ -24,9 +24,9 @@ import (
 // TestTrayEndToEnd runs the real tray against a real daemon on a real X
 // server (Xvfb) and a private D-Bus session bus, and uses its menu the way
 // a desktop's tray does, over D-Bus, where it also receives the tray's
-// notifications. No VM boots: the instance has no
-// guest image, so the App's start fails at once with that reason, which
-// is what the status line must then say.
+// notifications. No VM boots: the App's image is broken, so the App's
+// start fails at once with that reason, which is what the status line
+// must then say.
 //
 // go test -artifacts keeps the settings window's screenshot.
 func TestTrayEndToEnd(t *testing.T) {
@@ -57,12 +57,12 @@ func TestTrayEndToEnd(t *testing.T) {
 	m.click(items, menu.LabelStart)
 	e.awaitApp(func(a *resource.App) bool { return a.Spec.Running })
 	// The status line follows the App from Starting to where the start
-	// ends: here, at once, a failure to find the guest image.
+	// ends: here, at once, a failure to get the guest image.
 	items = m.awaitStatus("Failed: ")
 	if !strings.Contains(items[0].Label, "guest image") {
 		t.Errorf("the failure does not say why: %q", items[0].Label)
 	}
-	if body := notes.await(t, "Paddock failed"); !strings.Contains(body, "guest image") {
+	if body := notes.await(t, "Paddock failed"); !strings.Contains(body, "template.yaml") {
 		t.Errorf("the failure's notification does not say why: %q", body)
 	}
 	if it, _ := find(items, menu.LabelStop); !it.Enabled {
@@ -133,12 +133,19 @@ func newE2E(t *testing.T) *e2e {
 		}
 	}
 	images := filepath.Join(dir, "no-images")
+	// The App's image is a built image directory whose template is not
+	// YAML, so that its start fails at once, offline, with that reason.
+	broken := filepath.Join(images, "broken")
 	e.env = append(e.env, "HOME="+filepath.Join(dir, "home"), "PADDOCK_INSTANCE=traye2e", "PADDOCK_IMAGE_CACHE="+images,
+		"PADDOCK_APP_IMAGE="+broken,
 		"DISPLAY="+display, "DBUS_SESSION_BUS_ADDRESS="+e.busAddress, "LANG=en_US.UTF-8")
-	for _, d := range []string{filepath.Join(dir, "home"), images} {
+	for _, d := range []string{filepath.Join(dir, "home"), broken} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := os.WriteFile(filepath.Join(broken, "template.yaml"), []byte("images: [\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	out, err := e.command("service", "paths", "-o", "shell").Output()
 	if err != nil {
