@@ -129,6 +129,8 @@ func TestVMParamsAreRangeChecked(t *testing.T) {
 		field  string // "" when valid
 	}{
 		{map[string]any{"cpus": float64(1), "memory": "512MiB", "disk": "8GiB"}, ""},
+		{map[string]any{"cpus": float64(runtime.NumCPU())}, ""},
+		{map[string]any{"cpus": float64(runtime.NumCPU() + 1)}, "spec.params.cpus"},
 		{map[string]any{"cpus": float64(-1)}, "spec.params.cpus"},
 		{map[string]any{"cpus": 1.5}, "spec.params.cpus"},
 		{map[string]any{"cpus": 1e300}, "spec.params.cpus"},

@@ -1,6 +1,7 @@
 package resource
 
 import (
+	"fmt"
 	"math"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -116,15 +117,16 @@ const (
 	minVMDisk   = 512 << 20
 )
 
-// validateVMParams checks the params Paddock knows: cpus (a whole number,
-// at least 1), memory (a size no larger than the host's memory) and disk
-// (a size). The driver checks the rest in the rendered template.
+// validateVMParams checks the params Paddock knows: cpus (a whole number
+// from 1 to the host's CPU count), memory (a size no larger than the
+// host's memory) and disk (a size). The driver checks the rest in the
+// rendered template.
 func validateVMParams(params map[string]any) []FieldError {
 	var errs []FieldError
 	if v, ok := params["cpus"]; ok && v != nil {
 		n, isNumber := number(v)
-		if !isNumber || n != math.Trunc(n) || n < 1 || n > math.MaxInt32 {
-			errs = append(errs, FieldError{"spec.params.cpus", "must be a whole number, at least 1"})
+		if host := hostCPUs(); !isNumber || n != math.Trunc(n) || n < 1 || n > float64(host) {
+			errs = append(errs, FieldError{"spec.params.cpus", fmt.Sprintf("must be a whole number from 1 to %d, the host's CPU count", host)})
 		}
 	}
 	for _, size := range []struct {

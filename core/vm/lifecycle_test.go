@@ -168,7 +168,7 @@ func TestTemplateChangeRestartsAndRestartNeededFollowsIt(t *testing.T) {
 	before := e.running(key)
 
 	e.fd.HangStops("dev", true) // hold the restart while it stops
-	e.patch(key, map[string]any{"spec": map[string]any{"params": map[string]any{"cpus": 4}}})
+	e.patch(key, map[string]any{"spec": map[string]any{"params": map[string]any{"cpus": 2}}})
 	e.waitFor(key, "restartNeeded while the old template runs", func(v *resource.VM) bool {
 		return v.Status.RestartNeeded && hasCond(v, resource.VMRunning, false, resource.ReasonReconciling)
 	})
@@ -200,7 +200,7 @@ func TestTemplateChangeOfStoppedVMReconfiguresIt(t *testing.T) {
 	key := e.createVM("dev", false)
 	e.waitCond(key, resource.VMRunning, false, resource.ReasonStopped)
 
-	e.patch(key, map[string]any{"spec": map[string]any{"params": map[string]any{"cpus": 3}}})
+	e.patch(key, map[string]any{"spec": map[string]any{"params": map[string]any{"cpus": 1}}})
 	v := e.waitFor(key, "configured with the new copy", func(v *resource.VM) bool {
 		return e.fd.Count(vmtest.Reconfigure, "dev") == 1 && hasCond(v, resource.VMRunning, false, resource.ReasonStopped)
 	})

@@ -199,7 +199,7 @@ func TestDriverErrorsAreRetried(t *testing.T) {
 
 	// A start after a template change reconfigures first; a failure
 	// there is retried too.
-	e.patch(key, map[string]any{"spec": map[string]any{"params": map[string]any{"cpus": 3}, "running": true}})
+	e.patch(key, map[string]any{"spec": map[string]any{"params": map[string]any{"cpus": 1}, "running": true}})
 	e.fd.Fail(vmtest.Reconfigure, "dev", errors.New("disk busy"))
 	e.running(key)
 	if n := e.fd.Count(vmtest.Reconfigure, "dev"); n < 3 {

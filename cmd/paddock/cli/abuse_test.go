@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -67,6 +68,7 @@ func TestBadRequestsAnswerProblems(t *testing.T) {
 		{"unknown method", "TRACE", cmPath, "", "", 405},
 		{"malformed escape", "GET", cmPath + "?labelSelector=a%3Db%ZZ", "", "", 400},
 		{"negative cpus", "POST", base + "/namespaces/default/vms", "application/json", `{"apiVersion":"paddock.dev/v1alpha1","kind":"VM","metadata":{"name":"v"},"spec":{"templateRef":"t","params":{"cpus":-1}}}`, 422},
+		{"cpus past the host's", "POST", base + "/namespaces/default/vms", "application/json", `{"apiVersion":"paddock.dev/v1alpha1","kind":"VM","metadata":{"name":"v"},"spec":{"templateRef":"t","params":{"cpus":` + strconv.Itoa(runtime.NumCPU()+1) + `}}}`, 422},
 		{"memory past int64", "POST", base + "/namespaces/default/vms", "application/json", `{"apiVersion":"paddock.dev/v1alpha1","kind":"VM","metadata":{"name":"v"},"spec":{"templateRef":"t","params":{"memory":"99999999999999999999GiB"}}}`, 422},
 		{"condition without type", "PATCH", base + "/app/status", "application/merge-patch+json", `{"status":{"conditions":[{"type":"","status":"True","reason":"R","message":"","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`, 422},
 		{"condition status", "PATCH", base + "/app/status", "application/merge-patch+json", `{"status":{"conditions":[{"type":"Running","status":"Maybe","reason":"R","message":"","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`, 422},

@@ -319,12 +319,12 @@ func TestPatch(t *testing.T) {
 	v := mustCreate(t, s, vm("default", "dev"))
 	key := resource.KeyOf(v)
 
-	out, err := s.Patch(ctx, key, []byte(`{"spec":{"running":true,"params":{"cpus":4}}}`))
+	out, err := s.Patch(ctx, key, []byte(`{"spec":{"running":true,"params":{"cpus":2}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := out.(*resource.VM)
-	if !got.Spec.Running || got.Spec.Params["cpus"] != float64(4) || got.Spec.TemplateRef != "debian" || got.Metadata.Generation != 2 {
+	if !got.Spec.Running || got.Spec.Params["cpus"] != float64(2) || got.Spec.TemplateRef != "debian" || got.Metadata.Generation != 2 {
 		t.Fatalf("merge patch result: %+v", got)
 	}
 
