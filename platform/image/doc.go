@@ -5,5 +5,6 @@
 // published Debian cloud image pinned by digest. Fetcher downloads a
 // published image in the background through Lima's downloader (digest
 // check, cache, a temporary file renamed into place) and says how far it
-// got, so that the App's conditions can show it.
+// got, so that the App's conditions can show it. VMTemplate makes a built
+// image's template fragment a template for a VM of its own.
 package image

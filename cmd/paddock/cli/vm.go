@@ -69,6 +69,7 @@ func newVMCmd(c *cli) *cobra.Command {
 		newVMShellCmd(c),
 		newVMLogsCmd(c),
 		newVMParamsCmd(c),
+		newVMTemplateCmd(c),
 	)
 	return cmd
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/lima-vm/lima/pkg/store/filenames"
 
 	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/platform/image"
 	"paddock.dev/paddock/platform/lima"
 )
 
@@ -27,7 +28,8 @@ import (
 // platform/linux/guestimage builds, through the real daemon and CLI. They
 // run with PADDOCK_E2E=1; then a missing prerequisite fails them.
 
-// vmTemplate returns a Lima template for the test image.
+// vmTemplate returns the Lima template `paddock vm template` prints for
+// the test image, which it builds.
 func vmTemplate(t testing.TB) string {
 	t.Helper()
 	if os.Getenv("PADDOCK_E2E") != "1" {
@@ -48,18 +50,13 @@ func vmTemplate(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("build the guest image: %v", err)
 	}
-	base, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "template.yaml"))
+	// The template `paddock vm template` prints, so that these tests
+	// boot what the README tells users to.
+	tmpl, err := image.VMTemplate(strings.TrimSpace(string(out)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(base) + `
-cpus: 2
-memory: 1GiB
-disk: 4GiB
-mounts: []
-ssh: {loadDotSSHPubKeys: false}
-user: {name: paddock, uid: 1000}
-`
+	return string(tmpl)
 }
 
 // vmState is what the tests read of a VM.

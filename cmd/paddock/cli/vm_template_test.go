@@ -183,3 +183,27 @@ func TestVMCreateDeleteCyclesLeaveNothing(t *testing.T) {
 		t.Fatalf("left after %d cycles: %v", cycles, left)
 	}
 }
+
+// `paddock vm template` prints a template for the newest guest image built
+// on this host, which vm create takes as it is; without one it says how
+// to build one.
+func TestVMTemplatePrintsOneForTheBuiltImage(t *testing.T) {
+	e := newEnv(t, "default")
+	e.serve()
+	_, errOut, code := e.run("", "vm", "template")
+	if code != 1 || !strings.Contains(errOut, "platform/linux/guestimage/build.sh") {
+		t.Fatalf("without an image: exit %d, %q; want 1 saying how to build one", code, errOut)
+	}
+	// What build.sh leaves in the image cache; nothing boots it here.
+	img := filepath.Join(e.home, ".cache", "paddock", "images", "0123456789abcdef")
+	writeFile(t, img, "template.yaml", "vmType: qemu\narch: x86_64\nimages:\n- location: "+img+"/debian.qcow2\n  arch: x86_64\n  kernel:\n    location: "+img+
+		"/vmlinuz\n    cmdline: root=LABEL=lima-root\n  initrd:\n    location: "+img+"/initrd.img\ncontainerd: {system: false, user: false}\n")
+	out := e.mustRun("vm", "template")
+	if !strings.Contains(out, "location: "+img+"/debian.qcow2") || !strings.Contains(out, "user: {name: paddock") {
+		t.Fatalf("vm template printed %q: want the image's disk and a user", out)
+	}
+	file := writeFile(t, t.TempDir(), "debian.yaml", out)
+	if out := e.mustRun("vm", "create", "dev", "--template", file, "--timeout=1m"); !strings.Contains(out, "condition met: Created=True") {
+		t.Fatalf("vm create from the printed template said %q", out)
+	}
+}
