@@ -7,8 +7,9 @@
 // Lima. It reaches the host only through small interfaces declared where
 // they are consumed and implemented under platform/: the VM driver's roles
 // in vm/driver.go and vm/admission.go (platform/lima); the App's template,
-// engine and host context in app/controller.go (platform/linux/apptemplate,
-// platform/engine, platform/dockercontext); and the per-user base
-// directories, instance.Roots (platform/linux, darwin, windows).
+// engine and host context in app/controller.go (platform/apptemplate
+// through the platform seam platform/host, platform/engine,
+// platform/dockercontext); and the per-user base directories,
+// instance.Roots (platform/linux, darwin, windows, through platform/host).
 // cmd/paddock/cli wires the two sides together.
 package core

@@ -25,6 +25,14 @@ func Darwin(goarch string, f DarwinFacts) Report {
 	return newReport("darwin", goarch, append(checks, diskChecks(f.Disks)...))
 }
 
+// VZRuns reports whether VZ runs the App's guests on the Mac f describes:
+// macOS 13 or later, and 13.5 or later on Intel, where VZ cannot boot
+// recent Linux kernels before (Lima defaults to QEMU there too). The macOS
+// check and the VM type choice (platform/darwin) both follow it.
+func VZRuns(f DarwinFacts) bool {
+	return atLeast(f.ProductVersion, 13, 0) && (f.AppleSilicon || atLeast(f.ProductVersion, 13, 5))
+}
+
 func macOSCheck(f DarwinFacts, vz bool) Check {
 	c := Check{Name: "macos"}
 	switch {

@@ -12,6 +12,11 @@ const rosettaRuntime = "/Library/Apple/usr/share/rosetta/rosetta"
 
 // Gather checks this Mac.
 func Gather(ctx context.Context, opts Options) Report {
+	return Darwin(runtime.GOARCH, GatherDarwin(ctx, opts))
+}
+
+// GatherDarwin learns the facts of this Mac.
+func GatherDarwin(ctx context.Context, opts Options) DarwinFacts {
 	f := DarwinFacts{Disks: disks(opts.Dirs)}
 	if out, err := runOutput(ctx, "/usr/bin/sw_vers", "-productVersion"); err == nil {
 		f.ProductVersion = strings.TrimSpace(out)
@@ -29,5 +34,5 @@ func Gather(ctx context.Context, opts Options) Report {
 		f.QEMUProgram = "qemu-system-aarch64"
 	}
 	f.QEMU = lookProgram(ctx, f.QEMUProgram, "--version")
-	return Darwin(runtime.GOARCH, f)
+	return f
 }

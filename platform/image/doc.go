@@ -5,6 +5,9 @@
 // published Debian cloud image pinned by digest. Fetcher downloads a
 // published image in the background through Lima's downloader (digest
 // check, cache, a temporary file renamed into place) and says how far it
-// got, so that the App's conditions can show it. VMTemplate makes a built
-// image's template fragment a template for a VM of its own.
+// got, so that the App's conditions can show it. Fetcher.Boot hands the
+// chosen image to the App's template (platform/apptemplate) at each
+// render: a built image as its template fragment names it (LoadBuilt), a
+// disk once it is on the host. VMTemplate makes a built image's template
+// fragment a template for a VM of its own.
 package image

@@ -7,18 +7,24 @@ import (
 	"paddock.dev/paddock/core/instance"
 )
 
+// SocketPathMax is the longest socket path Linux takes, in bytes: sun_path
+// holds 108, the terminating NUL included (unix(7)).
+const SocketPathMax = 107
+
 // Roots returns the XDG base directories for Paddock: data under
 // $XDG_DATA_HOME (~/.local/share), logs under $XDG_STATE_HOME
-// (~/.local/state), and the home directory as the base of the short one.
+// (~/.local/state), and the home directory as the base of the short one,
+// whose socket paths must stay within SocketPathMax.
 func Roots() (instance.Roots, error) {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return instance.Roots{}, err
 	}
 	return instance.Roots{
-		Data:  filepath.Join(xdg("XDG_DATA_HOME", home, ".local/share"), "paddock"),
-		Log:   filepath.Join(xdg("XDG_STATE_HOME", home, ".local/state"), "paddock"),
-		Short: home,
+		Data:          filepath.Join(xdg("XDG_DATA_HOME", home, ".local/share"), "paddock"),
+		Log:           filepath.Join(xdg("XDG_STATE_HOME", home, ".local/state"), "paddock"),
+		Short:         home,
+		MaxSocketPath: SocketPathMax,
 	}, nil
 }
 

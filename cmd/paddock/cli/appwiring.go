@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"log/slog"
 	"path/filepath"
 
@@ -9,21 +10,22 @@ import (
 	"paddock.dev/paddock/core/metrics"
 	"paddock.dev/paddock/platform/dockercontext"
 	"paddock.dev/paddock/platform/engine"
+	"paddock.dev/paddock/platform/host"
 	"paddock.dev/paddock/platform/image"
-	"paddock.dev/paddock/platform/linux/apptemplate"
 )
 
-// appOptions gives the App's controller the instance's parts: the Linux
-// template (QEMU through Lima; the other hosts' templates arrive with
-// their drivers), the engine reached through the instance's sockets, and
-// the docker context named after the instance. The VM boots img.
-func appOptions(p instance.Paths, img image.Source, log *slog.Logger, meters *metrics.Metrics) (app.Options, error) {
-	tmpl, err := apptemplate.New(p.ShortDir, img)
+// appOptions gives the App's controller the instance's parts: this host's
+// template (its VM type, platform/host) booting img, the engine reached
+// through the instance's sockets, and the docker context named after the
+// instance.
+func appOptions(ctx context.Context, p instance.Paths, img image.Source, log *slog.Logger, meters *metrics.Metrics) (app.Options, error) {
+	cache, err := image.DownloadCache()
 	if err != nil {
 		return app.Options{}, err
 	}
+	fetcher := &image.Fetcher{Cache: cache}
 	return app.Options{
-		Template: tmpl,
+		Template: host.AppTemplate(ctx, host.Current(), p, fetcher.Boot(img)),
 		Engine:   engine.Pinger{ShortDir: p.ShortDir},
 		Context: dockercontext.Context{
 			Name:      dockerContextName(p),

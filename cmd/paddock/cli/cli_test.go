@@ -98,11 +98,12 @@ func TestCLIStartsTheDaemonAndManagesObjects(t *testing.T) {
 	}
 }
 
-// inProcess runs paddock's commands in this process, in a private HOME,
-// with autostart off: for what needs no daemon, or must find none.
+// inProcess runs paddock's commands in this process, in a private HOME
+// short enough for socket paths, with autostart off: for what needs no
+// daemon, or must find none.
 func inProcess(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	t.Setenv("HOME", t.TempDir())
+	t.Setenv("HOME", newEnv(t, "").home)
 	t.Setenv(EnvNoAutostart, "1")
 	for _, v := range []string{"XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "PADDOCK_INSTANCE"} {
 		t.Setenv(v, "")

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddock.dev/paddock/core/instance"
+	"paddock.dev/paddock/platform/host"
 	"paddock.dev/paddock/platform/hostcheck"
 )
 
@@ -37,7 +38,7 @@ guests emulated without KVM, leave it 0), 1 otherwise.`,
 			if err != nil {
 				return err
 			}
-			r := hostcheck.Gather(cmd.Context(), hostCheckOptions(p))
+			r := host.Current().Check(cmd.Context(), hostCheckOptions(p))
 			if output == "json" {
 				enc := json.NewEncoder(c.stdout)
 				enc.SetIndent("", "  ")

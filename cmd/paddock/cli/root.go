@@ -11,6 +11,7 @@ import (
 
 	"paddock.dev/paddock/core/instance"
 	"paddock.dev/paddock/core/logging"
+	"paddock.dev/paddock/platform/host"
 )
 
 // cli holds what every command shares: the global flags, the resolved
@@ -29,7 +30,7 @@ func (c *cli) Paths() (instance.Paths, error) {
 	if c.paths != nil {
 		return *c.paths, nil
 	}
-	roots, err := hostRoots()
+	roots, err := host.Current().Roots()
 	if err != nil {
 		return instance.Paths{}, err
 	}

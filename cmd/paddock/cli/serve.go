@@ -26,7 +26,7 @@ import (
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/core/store/gormstore"
 	"paddock.dev/paddock/core/vm"
-	"paddock.dev/paddock/platform/hostcheck"
+	"paddock.dev/paddock/platform/host"
 	"paddock.dev/paddock/platform/image"
 	"paddock.dev/paddock/platform/lima"
 	"paddock.dev/paddock/platform/service"
@@ -173,14 +173,14 @@ func runDaemon(ctx context.Context, cfg daemonConfig) error {
 	defer stopControllers()
 	var controllers sync.WaitGroup
 	controllers.Go(func() { vms.Run(ctrlCtx) })
-	appOpts, err := appOptions(p, appImage, log, meters)
+	appOpts, err := appOptions(ctx, p, appImage, log, meters)
 	if err != nil {
 		return err
 	}
 	apps := app.New(st, appOpts)
 	controllers.Go(func() { apps.Run(ctrlCtx) })
 
-	hostCheck := func(ctx context.Context) resource.HostReport { return hostcheck.Gather(ctx, hostCheckOptions(p)) }
+	hostCheck := func(ctx context.Context) resource.HostReport { return host.Current().Check(ctx, hostCheckOptions(p)) }
 	srv := api.New(api.Config{Store: st, Logger: log, VMAccess: driver, Host: hostCheck, Metrics: meters})
 	handler := srv.Handler()
 	if tcpAddr != "" {

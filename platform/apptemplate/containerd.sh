@@ -1,6 +1,7 @@
 #!/bin/sh
-# containerd was started from the kernel command line; its socket
-# (root 0660) goes to the Lima user, whose SSH session forwards it.
+# containerd starts from the kernel command line (or from the install
+# script before this one); its socket (root 0660) goes to the Lima user,
+# whose SSH session forwards it.
 i=0
 until [ -S /run/containerd/containerd.sock ]; do
 	i=$((i + 1))

@@ -1,4 +1,4 @@
-package apptemplate
+package image
 
 import (
 	"errors"
@@ -15,7 +15,7 @@ import (
 
 	"paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/resource"
-	"paddock.dev/paddock/platform/image"
+	"paddock.dev/paddock/platform/apptemplate"
 )
 
 // fragment is what platform/linux/guestimage/build.sh writes beside an image.
@@ -40,13 +40,19 @@ func builtImage(t *testing.T) string {
 	return dir
 }
 
-func TestRenderStartsTheEngineAndForwardsItsSocketIntoTheInstance(t *testing.T) {
-	dir := builtImage(t)
+// appTemplate is the Linux App's template of the instance x booting s.
+func appTemplate(t *testing.T, s Source) apptemplate.Template {
+	return apptemplate.Template{Instance: "x", ShortDir: "/home/u/.paddock-x", Target: apptemplate.Target{VMType: apptemplate.QEMU},
+		Image: (&Fetcher{Cache: t.TempDir()}).Boot(s)}
+}
+
+func TestABuiltImageStartsTheEngineAndForwardsItsSocketIntoTheInstance(t *testing.T) {
+	tmpl := appTemplate(t, Source{Dir: builtImage(t)})
 	for engine, want := range map[string][3]string{
 		resource.EngineMoby:       {"systemd.wants=docker.service", "/run/docker.sock", "/home/u/.paddock-x/docker.sock"},
 		resource.EngineContainerd: {"systemd.wants=containerd.service", "/run/containerd/containerd.sock", "/home/u/.paddock-x/containerd.sock"},
 	} {
-		out, err := Template{ShortDir: "/home/u/.paddock-x", Image: image.Source{Dir: dir}}.Render(engine)
+		out, err := tmpl.Render(engine)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,6 +60,7 @@ func TestRenderStartsTheEngineAndForwardsItsSocketIntoTheInstance(t *testing.T) 
 			Images []struct {
 				Location string
 				Kernel   struct{ Cmdline string }
+				Initrd   struct{ Location string }
 			}
 			User         struct{ Name string }
 			Provision    []struct{ Mode, Script string }
@@ -62,7 +69,7 @@ func TestRenderStartsTheEngineAndForwardsItsSocketIntoTheInstance(t *testing.T) 
 		if err := yaml.Unmarshal(out, &got); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.HasSuffix(got.Images[0].Kernel.Cmdline, "apparmor=0 "+want[0]) || got.Images[0].Location != "IMAGE/debian.qcow2" {
+		if !strings.HasSuffix(got.Images[0].Kernel.Cmdline, "apparmor=0 "+want[0]) || got.Images[0].Location != "IMAGE/debian.qcow2" || got.Images[0].Initrd.Location != "IMAGE/initrd.img" {
 			t.Errorf("%s: images = %+v", engine, got.Images)
 		}
 		if len(got.PortForwards) != 1 || got.PortForwards[0].GuestSocket != want[1] || got.PortForwards[0].HostSocket != want[2] {
@@ -74,21 +81,31 @@ func TestRenderStartsTheEngineAndForwardsItsSocketIntoTheInstance(t *testing.T) 
 	}
 }
 
+func TestABuiltImageWithoutADirectKernelIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "template.yaml"), []byte("images:\n- location: d.qcow2\n  arch: x86_64\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadBuilt(dir); err == nil || !strings.Contains(err.Error(), "direct kernel boot") {
+		t.Fatalf("LoadBuilt = %v", err)
+	}
+	if _, err := LoadBuilt(t.TempDir()); err == nil || !strings.Contains(err.Error(), "template.yaml") {
+		t.Fatalf("LoadBuilt of an empty directory = %v", err)
+	}
+}
+
 // A cloud disk boots by its own boot loader; a script installs the engine
 // and starts it before the engine's socket is handed to the Lima user.
-func TestRenderOfACloudDiskInstallsAndStartsTheEngine(t *testing.T) {
+func TestACloudDiskInstallsAndStartsTheEngine(t *testing.T) {
 	disk := filepath.Join(t.TempDir(), "debian.qcow2")
 	if err := os.WriteFile(disk, []byte("qcow"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	src, err := image.Choose(disk, nil, "amd64")
+	src, err := Choose(disk, nil, "amd64")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl, err := New("/home/u/.paddock-x", src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tmpl := appTemplate(t, src)
 	for engine, unit := range map[string]string{resource.EngineMoby: "docker.service", resource.EngineContainerd: "containerd.service"} {
 		out, err := tmpl.Render(engine)
 		if err != nil {
@@ -117,7 +134,7 @@ func TestRenderOfACloudDiskInstallsAndStartsTheEngine(t *testing.T) {
 
 // While a remote image downloads, the template says so, for the App's
 // conditions.
-func TestRenderOfARemoteDiskSaysItIsDownloading(t *testing.T) {
+func TestARemoteDiskSaysItIsDownloading(t *testing.T) {
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", "8")
@@ -129,8 +146,7 @@ func TestRenderOfARemoteDiskSaysItIsDownloading(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	tmpl := Template{ShortDir: "/s", Image: image.Source{Disk: srv.URL + "/d.qcow2", Digest: digest.SHA512.FromString("qcow2xyz"), Arch: "x86_64"},
-		Disks: &image.Fetcher{Cache: t.TempDir()}}
+	tmpl := appTemplate(t, Source{Disk: srv.URL + "/d.qcow2", Digest: digest.SHA512.FromString("qcow2xyz"), Arch: "x86_64"})
 	_, err := tmpl.Render(resource.EngineMoby)
 	var pending *app.PendingError
 	if !errors.As(err, &pending) || pending.Reason != app.ReasonDownloading || !strings.Contains(pending.Message, "downloading the guest image ") {

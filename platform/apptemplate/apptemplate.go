@@ -1,0 +1,218 @@
+package apptemplate
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"paddock.dev/paddock/core/app"
+	"paddock.dev/paddock/core/resource"
+)
+
+// The VM types of Lima's drivers that an App runs on.
+const (
+	QEMU = "qemu"
+	VZ   = "vz"
+	WSL2 = "wsl2"
+)
+
+//go:embed app.yaml
+var base []byte
+
+//go:embed moby.sh
+var mobyScript string
+
+//go:embed containerd.sh
+var containerdScript string
+
+//go:embed install.sh
+var installScript string
+
+// engine is what a container engine adds to the template.
+type engine struct {
+	unit        string // the systemd unit that runs it
+	guestSocket string
+	script      string // a system provisioning script, run at every boot
+}
+
+var engines = map[string]engine{
+	resource.EngineMoby:       {unit: "docker.service", guestSocket: "/run/docker.sock", script: mobyScript},
+	resource.EngineContainerd: {unit: "containerd.service", guestSocket: "/run/containerd/containerd.sock", script: containerdScript},
+}
+
+// File is a file Lima fetches for the VM: a local path or a URL, and the
+// digest ("sha256:...") it must have, if known.
+type File struct {
+	Location string `json:"location"`
+	Digest   string `json:"digest,omitempty"`
+}
+
+// Kernel is a kernel that QEMU boots directly, with its command line.
+type Kernel struct {
+	File
+	Cmdline string `json:"cmdline,omitempty"`
+}
+
+// Image is the guest image the App boots: a disk image (qcow2 or raw) for
+// qemu and vz, a root file system tarball for wsl2.
+type Image struct {
+	File
+	// Arch is the image's architecture as Lima names it: x86_64, aarch64.
+	Arch string `json:"arch"`
+	// Kernel and Initrd, when set, are booted directly (qemu only): the
+	// image is one that platform/linux/guestimage built, with its engines
+	// installed, and the engine's unit is started from the kernel command
+	// line, in the boot's first transaction. An image without them boots
+	// by its own boot loader and carries no engine: a script installs it
+	// at the first boot and starts it.
+	Kernel *Kernel `json:"kernel,omitempty"`
+	Initrd *File   `json:"initrd,omitempty"`
+}
+
+// Target is the VM type the host runs the App on, and what it offers.
+type Target struct {
+	VMType string // QEMU, VZ or WSL2
+	// Rosetta runs x86_64 binaries in an aarch64 guest (vz on Apple
+	// silicon with Rosetta installed).
+	Rosetta bool
+}
+
+// Input is what a rendering takes from the instance.
+type Input struct {
+	// Instance is the instance's name; it names the Windows pipe.
+	Instance string
+	// ShortDir is the instance's short directory, where the engine's
+	// socket is forwarded.
+	ShortDir string
+	// Engine is resource.EngineMoby or resource.EngineContainerd.
+	Engine string
+	Image  Image
+}
+
+// Pipe is the named pipe through which Windows reaches the engine of
+// instance, as a Docker endpoint: npipe:////./pipe/paddock-INSTANCE.
+func Pipe(instance string) string {
+	return "npipe:////./pipe/paddock-" + instance
+}
+
+// PipePath is Pipe as a Windows path: \\.\pipe\paddock-INSTANCE.
+func PipePath(instance string) string {
+	return `\\.\pipe\paddock-` + instance
+}
+
+// Render returns the complete template of the App's VM on target.
+func Render(in Input, target Target) ([]byte, error) {
+	e, ok := engines[in.Engine]
+	if !ok {
+		return nil, fmt.Errorf("unknown container engine %q", in.Engine)
+	}
+	if in.ShortDir == "" || in.Instance == "" {
+		return nil, errors.New("the App's template needs the instance's name and short directory")
+	}
+	img := in.Image
+	if img.Location == "" || img.Arch == "" {
+		return nil, errors.New("the guest image has no location or no architecture")
+	}
+	var tmpl map[string]any
+	if err := yaml.Unmarshal(base, &tmpl); err != nil {
+		return nil, err
+	}
+	tmpl["vmType"] = target.VMType
+	tmpl["arch"] = img.Arch
+	image := map[string]any{"location": img.Location, "arch": img.Arch}
+	if img.Digest != "" {
+		image["digest"] = img.Digest
+	}
+	provision := []any{}
+	switch {
+	case img.Kernel != nil:
+		if target.VMType != QEMU {
+			return nil, fmt.Errorf("the guest image boots its kernel directly, which only vmType %s does, not %s", QEMU, target.VMType)
+		}
+		kernel := map[string]any{"location": img.Kernel.Location, "arch": img.Arch,
+			"cmdline": strings.TrimSpace(img.Kernel.Cmdline + " systemd.wants=" + e.unit)}
+		if img.Kernel.Digest != "" {
+			kernel["digest"] = img.Kernel.Digest
+		}
+		image["kernel"] = kernel
+		if img.Initrd != nil {
+			initrd := map[string]any{"location": img.Initrd.Location, "arch": img.Arch}
+			if img.Initrd.Digest != "" {
+				initrd["digest"] = img.Initrd.Digest
+			}
+			image["initrd"] = initrd
+		}
+	default:
+		provision = append(provision, map[string]any{"mode": "system", "script": strings.ReplaceAll(installScript, "{{UNIT}}", e.unit)})
+	}
+	tmpl["images"] = []any{image}
+	if err := addVMType(tmpl, img, target); err != nil {
+		return nil, err
+	}
+	tmpl["provision"] = append(provision, map[string]any{"mode": "system", "script": e.script})
+	tmpl["portForwards"] = []any{map[string]any{
+		"guestSocket": e.guestSocket,
+		"hostSocket":  app.EngineSocket(in.ShortDir, in.Engine),
+	}}
+	return yaml.Marshal(tmpl)
+}
+
+// addVMType adds what target's VM type needs.
+func addVMType(tmpl map[string]any, img Image, target Target) error {
+	switch target.VMType {
+	case QEMU:
+		tmpl["mounts"] = []any{}
+		if img.Arch == "x86_64" {
+			// The guest gets every CPU feature QEMU has (the host's
+			// under KVM or HVF).
+			tmpl["cpuType"] = map[string]any{img.Arch: "max"}
+			// A kernel booted directly needs no firmware, and Debian's
+			// cloud images boot by BIOS too: no UEFI firmware package
+			// is needed on the host.
+			tmpl["firmware"] = map[string]any{"legacyBIOS": true}
+		}
+	case VZ:
+		tmpl["mountType"] = "virtiofs"
+		tmpl["mounts"] = []any{map[string]any{"location": "~", "writable": true}}
+		if target.Rosetta {
+			if img.Arch != "aarch64" {
+				return fmt.Errorf("rosetta runs x86_64 binaries in an aarch64 guest; the guest image is %s", img.Arch)
+			}
+			// Lima v1.2.2's field (later Limas moved it to vmOpts.vz).
+			tmpl["rosetta"] = map[string]any{"enabled": true, "binfmt": true}
+		}
+	case WSL2:
+		if !strings.Contains(img.Location, ".tar") {
+			return fmt.Errorf("vmType %s boots a root file system tarball (.tar, .tar.gz, ...), not %s", WSL2, img.Location)
+		}
+		tmpl["mountType"] = "wsl2"
+		tmpl["mounts"] = []any{}
+	default:
+		return fmt.Errorf("unknown VM type %q: use %s, %s or %s", target.VMType, QEMU, VZ, WSL2)
+	}
+	return nil
+}
+
+// Template renders the App's template of one instance on one target: the
+// App controller's core/app.Template.
+type Template struct {
+	Instance string
+	ShortDir string
+	Target   Target
+	// Image returns the guest image at each render.
+	Image func() (Image, error)
+}
+
+var _ app.Template = Template{}
+
+// Render returns the complete template of the App's VM running engine.
+func (t Template) Render(engine string) ([]byte, error) {
+	img, err := t.Image()
+	if err != nil {
+		return nil, err
+	}
+	return Render(Input{Instance: t.Instance, ShortDir: t.ShortDir, Engine: engine, Image: img}, t.Target)
+}

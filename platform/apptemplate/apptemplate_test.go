@@ -1,0 +1,213 @@
+package apptemplate_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/platform/apptemplate"
+)
+
+// host is one platform's App: the VM type it runs, the image it boots, and
+// the short directories of two of its instances (the default one and
+// "dev"), as instance.Resolve makes them there.
+type host struct {
+	name   string
+	target apptemplate.Target
+	image  apptemplate.Image
+	short  [2]string
+}
+
+var linuxImage = apptemplate.Image{
+	File: apptemplate.File{Location: "/cache/img/debian.qcow2"}, Arch: "x86_64",
+	Kernel: &apptemplate.Kernel{File: apptemplate.File{Location: "/cache/img/vmlinuz"}, Cmdline: "root=LABEL=lima-root rw"},
+	Initrd: &apptemplate.File{Location: "/cache/img/initrd.img"},
+}
+
+func cloudImage(arch string) apptemplate.Image {
+	return apptemplate.Image{File: apptemplate.File{
+		Location: "https://cloud.debian.org/images/cloud/bookworm/latest/debian-12-genericcloud-" + arch + ".qcow2",
+		Digest:   "sha512:" + strings.Repeat("0", 128),
+	}, Arch: map[string]string{"amd64": "x86_64", "arm64": "aarch64"}[arch]}
+}
+
+var hosts = []host{
+	{"linux qemu", apptemplate.Target{VMType: apptemplate.QEMU}, linuxImage,
+		[2]string{"/home/u/.paddock", "/home/u/.paddock-dev"}},
+	{"macos qemu on HVF", apptemplate.Target{VMType: apptemplate.QEMU}, cloudImage("arm64"),
+		[2]string{"/Users/u/.paddock", "/Users/u/.paddock-dev"}},
+	{"macos vz on Apple silicon with Rosetta", apptemplate.Target{VMType: apptemplate.VZ, Rosetta: true}, cloudImage("arm64"),
+		[2]string{"/Users/u/.paddock", "/Users/u/.paddock-dev"}},
+	{"macos vz on Intel", apptemplate.Target{VMType: apptemplate.VZ}, cloudImage("amd64"),
+		[2]string{"/Users/u/.paddock", "/Users/u/.paddock-dev"}},
+	{"windows wsl2, a profile with a space", apptemplate.Target{VMType: apptemplate.WSL2},
+		apptemplate.Image{File: apptemplate.File{Location: `C:\Users\Jane Doe\AppData\Local\Paddock\images\debian-rootfs.tar.gz`}, Arch: "x86_64"},
+		[2]string{`C:\Users\Jane Doe\.paddock`, `C:\Users\Jane Doe\.paddock-dev`}},
+}
+
+var instances = [2]string{"default", "dev"}
+
+// rendered is the part of a rendered template the tests read.
+type rendered struct {
+	VMType    string `json:"vmType"`
+	Arch      string
+	MountType string `json:"mountType"`
+	Mounts    []struct {
+		Location string
+		Writable bool
+	}
+	Images []struct {
+		Location string
+		Kernel   *struct{ Cmdline string }
+	}
+	Rosetta      struct{ Enabled, Binfmt bool }
+	SSH          struct{ LocalPort int } `json:"ssh"`
+	Provision    []struct{ Mode, Script string }
+	PortForwards []struct{ GuestSocket, HostSocket string } `json:"portForwards"`
+}
+
+func render(t *testing.T, h host, i int, engine string) ([]byte, rendered) {
+	t.Helper()
+	out, err := apptemplate.Render(apptemplate.Input{Instance: instances[i], ShortDir: h.short[i], Engine: engine, Image: h.image}, h.target)
+	if err != nil {
+		t.Fatalf("%s, instance %s, %s: %v", h.name, instances[i], engine, err)
+	}
+	var r rendered
+	if err := yaml.Unmarshal(out, &r); err != nil {
+		t.Fatal(err)
+	}
+	return out, r
+}
+
+// hostResources lists what an instance's VM takes on the host: its
+// forwarded sockets, its named pipe on Windows, a fixed SSH port if it had
+// one. The host's home directory, which VZ mounts into every instance, is
+// the user's files, not the instance's, and is left out.
+func hostResources(h host, i int, r rendered) []string {
+	var out []string
+	for _, pf := range r.PortForwards {
+		out = append(out, "socket "+pf.HostSocket)
+	}
+	if h.target.VMType == apptemplate.WSL2 {
+		out = append(out, "pipe "+apptemplate.Pipe(instances[i]))
+	}
+	if r.SSH.LocalPort != 0 {
+		out = append(out, fmt.Sprint("port ", r.SSH.LocalPort))
+	}
+	return out
+}
+
+func TestTwoInstancesShareNoSocketPipePortOrPath(t *testing.T) {
+	for _, h := range hosts {
+		for _, engine := range resource.Engines {
+			t.Run(h.name+"/"+engine, func(t *testing.T) {
+				taken := map[string]string{}
+				for i := range instances {
+					_, r := render(t, h, i, engine)
+					if r.SSH.LocalPort != 0 {
+						t.Errorf("instance %s has the fixed SSH port %d; Lima must choose a free one", instances[i], r.SSH.LocalPort)
+					}
+					for _, res := range hostResources(h, i, r) {
+						if other, ok := taken[res]; ok {
+							t.Errorf("instances %s and %s share %s", other, instances[i], res)
+						}
+						taken[res] = instances[i]
+					}
+					for _, pf := range r.PortForwards {
+						if !strings.HasPrefix(pf.HostSocket, h.short[i]+string(filepath.Separator)) {
+							t.Errorf("instance %s forwards %s to %s, outside its short directory %s", instances[i], pf.GuestSocket, pf.HostSocket, h.short[i])
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestEachVMTypeGetsWhatItNeeds(t *testing.T) {
+	for _, h := range hosts {
+		t.Run(h.name, func(t *testing.T) {
+			_, r := render(t, h, 0, resource.EngineMoby)
+			if r.VMType != h.target.VMType || r.Arch != h.image.Arch || len(r.Images) != 1 || r.Images[0].Location != h.image.Location {
+				t.Fatalf("vmType %q, arch %q, images %+v", r.VMType, r.Arch, r.Images)
+			}
+			if len(r.PortForwards) != 1 || r.PortForwards[0].GuestSocket != "/run/docker.sock" {
+				t.Errorf("portForwards = %+v, want the docker socket", r.PortForwards)
+			}
+			last := r.Provision[len(r.Provision)-1].Script
+			if !strings.Contains(last, `chown "{{.User}}" /run/docker.sock`) {
+				t.Errorf("the last script does not hand the socket to the Lima user: %q", last)
+			}
+			if h.image.Kernel != nil {
+				// A built image has its engines and starts one from
+				// the kernel command line.
+				if !strings.HasSuffix(r.Images[0].Kernel.Cmdline, " systemd.wants=docker.service") || len(r.Provision) != 1 {
+					t.Errorf("a kernel booted directly starts the engine from its command line: cmdline %q, provision %+v", r.Images[0].Kernel.Cmdline, r.Provision)
+				}
+			} else if install := r.Provision[0].Script; len(r.Provision) != 2 || !strings.Contains(install, "apt-get install -qy --no-install-recommends docker.io") ||
+				!strings.Contains(install, `unit="docker.service"`) {
+				t.Errorf("an image booted by its boot loader gets the engine installed and started first: %+v", r.Provision)
+			}
+			switch h.target.VMType {
+			case apptemplate.QEMU:
+				if len(r.Mounts) != 0 {
+					t.Errorf("qemu mounts %+v, want none", r.Mounts)
+				}
+			case apptemplate.VZ:
+				if r.MountType != "virtiofs" || len(r.Mounts) != 1 || r.Mounts[0].Location != "~" || !r.Mounts[0].Writable {
+					t.Errorf("vz: mountType %q, mounts %+v; want the home directory by virtiofs, writable", r.MountType, r.Mounts)
+				}
+				if r.Rosetta.Enabled != h.target.Rosetta || r.Rosetta.Binfmt != h.target.Rosetta {
+					t.Errorf("rosetta = %+v, want enabled and binfmt %v", r.Rosetta, h.target.Rosetta)
+				}
+			case apptemplate.WSL2:
+				if r.MountType != "wsl2" {
+					t.Errorf("wsl2: mountType %q", r.MountType)
+				}
+				// A profile with a space comes back whole: YAML quotes
+				// it, and Lima hands paths to wsl.exe as arguments,
+				// never through a shell.
+				if want := h.short[0] + string(filepath.Separator) + "docker.sock"; r.PortForwards[0].HostSocket != want {
+					t.Errorf("hostSocket %q, want %q", r.PortForwards[0].HostSocket, want)
+				}
+			}
+		})
+	}
+}
+
+func TestRenderRefusesWhatTheVMTypeCannotBoot(t *testing.T) {
+	in := func(img apptemplate.Image) apptemplate.Input {
+		return apptemplate.Input{Instance: "default", ShortDir: "/s", Engine: resource.EngineMoby, Image: img}
+	}
+	for _, tc := range []struct {
+		name   string
+		in     apptemplate.Input
+		target apptemplate.Target
+		want   string
+	}{
+		{"a kernel booted directly on vz", in(linuxImage), apptemplate.Target{VMType: apptemplate.VZ}, "boots its kernel directly"},
+		{"a disk image on wsl2", in(cloudImage("amd64")), apptemplate.Target{VMType: apptemplate.WSL2}, "tarball"},
+		{"rosetta in an x86_64 guest", in(cloudImage("amd64")), apptemplate.Target{VMType: apptemplate.VZ, Rosetta: true}, "aarch64"},
+		{"an unknown VM type", in(cloudImage("amd64")), apptemplate.Target{VMType: "hyperkit"}, "unknown VM type"},
+		{"an unknown engine", apptemplate.Input{Instance: "default", ShortDir: "/s", Engine: "podman", Image: linuxImage}, apptemplate.Target{VMType: apptemplate.QEMU}, "unknown container engine"},
+		{"no image", in(apptemplate.Image{}), apptemplate.Target{VMType: apptemplate.QEMU}, "no location"},
+		{"no instance", apptemplate.Input{Engine: resource.EngineMoby, Image: linuxImage}, apptemplate.Target{VMType: apptemplate.QEMU}, "short directory"},
+	} {
+		if _, err := apptemplate.Render(tc.in, tc.target); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestPipeIsTheInstances(t *testing.T) {
+	if got := apptemplate.Pipe("dev"); got != "npipe:////./pipe/paddock-dev" {
+		t.Errorf("Pipe(dev) = %s", got)
+	}
+	if got := apptemplate.PipePath("dev"); got != `\\.\pipe\paddock-dev` {
+		t.Errorf("PipePath(dev) = %s", got)
+	}
+}

@@ -1,0 +1,26 @@
+// Package apptemplate renders the Lima template of the App's VM, for every
+// host: Render is a pure function of the instance (its name and short
+// directory), the container engine, the guest image and the VM type the
+// host runs (Target), so every platform's template is tested on any OS.
+//
+// What the VM types add:
+//
+//   - qemu (Linux; macOS without VZ, accelerated by HVF): no mounts; a
+//     kernel booted directly skips the firmware.
+//   - vz (macOS 13 and later): the home directory mounted by virtiofs,
+//     writable, for bind mounts; Rosetta for x86_64 binaries when the
+//     host has it (Apple silicon).
+//   - wsl2 (Windows): the image is a root file system tarball; WSL2 shares
+//     the host's files itself (mountType wsl2).
+//
+// On every type the engine's socket is forwarded to the instance's short
+// directory (EngineSocket); on Windows the daemon also serves it as the
+// named pipe Pipe(instance), which the instance's docker context names.
+// Nothing in a template is host-wide: the sockets and the pipe are the
+// instance's, and Lima chooses the SSH port.
+//
+// Template adapts Render to the App controller's role (core/app.Template),
+// taking the image from a function each render calls, so that where the
+// image comes from (a local build, a download, a setting) stays the
+// caller's.
+package apptemplate

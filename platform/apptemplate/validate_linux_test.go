@@ -1,0 +1,68 @@
+package apptemplate_test
+
+import (
+	"io"
+	"log/slog"
+	"regexp"
+	"runtime"
+	"testing"
+
+	"github.com/lima-vm/lima/pkg/limayaml"
+
+	"paddock.dev/paddock/core/app"
+	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/platform/apptemplate"
+	"paddock.dev/paddock/platform/lima"
+)
+
+// TestEveryPlatformsTemplatePassesLimasValidator runs each rendered
+// template through the validator the daemon runs (platform/lima's: Lima's
+// loader and limayaml.Validate, and no field Lima does not know).
+//
+// What Lima checks only on the template's own OS cannot run here: the VZ
+// driver's Validate (macOS 13, no 9p, no firmware images) and the WSL2
+// driver's (mountType wsl2, a tarball image) are darwin and windows
+// files; the test checks their rules on the rendered template itself.
+// limayaml.Validate asks vmType vz for the host's native arch, so a vz
+// template for the other arch (aarch64 on an amd64 runner) is checked by
+// Lima on that arch only. Lima's defaults turn Rosetta off on any host
+// but macOS on arm64, so here only the field's name and place are checked.
+// A Windows path is no absolute path here, so the WSL2 template's sockets
+// are validated under a Unix home with a space in it.
+func TestEveryPlatformsTemplatePassesLimasValidator(t *testing.T) {
+	d := &lima.Driver{LimaHome: t.TempDir(), Executable: "/nonexistent/paddock", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	native := limayaml.NewArch(runtime.GOARCH)
+	for _, h := range hosts {
+		for _, engine := range resource.Engines {
+			t.Run(h.name+"/"+engine, func(t *testing.T) {
+				if h.target.VMType == apptemplate.VZ && h.image.Arch != native {
+					t.Skipf("limayaml.Validate takes vmType vz only for this host's arch %s; this template is %s", native, h.image.Arch)
+				}
+				if h.target.VMType == apptemplate.WSL2 {
+					// Lima resolves a hostSocket that is not absolute
+					// (by this OS's rules) under the instance's
+					// directory, and C:\ is not absolute here: the
+					// profile with a space is spelled as this OS would.
+					h.short = [2]string{"/home/Jane Doe/.paddock", "/home/Jane Doe/.paddock-dev"}
+				}
+				for i := range instances {
+					out, r := render(t, h, i, engine)
+					problems, err := d.Validate(app.VMName, out)
+					if err != nil || len(problems) > 0 {
+						t.Fatalf("instance %s: %v %v\n%s", instances[i], problems, err, out)
+					}
+					switch h.target.VMType {
+					case apptemplate.WSL2:
+						if r.MountType != limayaml.WSLMount || !regexp.MustCompile(`.*tar\.*`).MatchString(r.Images[0].Location) {
+							t.Errorf("the WSL2 driver refuses mountType %q or image %q", r.MountType, r.Images[0].Location)
+						}
+					case apptemplate.VZ:
+						if r.MountType == limayaml.NINEP {
+							t.Errorf("the VZ driver refuses mountType %q", r.MountType)
+						}
+					}
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,18 @@
+// Package host is the platform seam: what the daemon and the CLI ask of the
+// operating system they run on, behind one small interface (Host) that
+// each platform package implements in its build-tagged host_<os>.go, and
+// Current picks at build time.
+//
+// A Host answers: its path conventions (Roots, beneath which every
+// instance's directories and sockets derive), the VM type the App runs on
+// here and what it offers (AppTarget: qemu on Linux, vz or qemu on macOS,
+// wsl2 on Windows), and what this host lacks to run the App (Check).
+// AppTemplate puts the target, the instance and a guest image (which
+// platform/image chooses and brings onto the host) together into the App
+// controller's template role (core/app.Template).
+//
+// How a process is stopped gracefully is the other half of the seam, kept
+// where the processes are stopped: platform/lima interrupts a host agent
+// with SIGINT on Unix and with the console control event that
+// platform/windows.StopPlan chooses on Windows, then forces what is left.
+package host

@@ -1,0 +1,28 @@
+package host
+
+import (
+	"context"
+
+	"paddock.dev/paddock/core/app"
+	"paddock.dev/paddock/core/instance"
+	"paddock.dev/paddock/platform/apptemplate"
+	"paddock.dev/paddock/platform/hostcheck"
+)
+
+// Host is what Paddock asks of the operating system it runs on.
+type Host interface {
+	// Roots are the OS's base directories for Paddock.
+	Roots() (instance.Roots, error)
+	// AppTarget is the VM type the App runs on here, and what it offers.
+	AppTarget(ctx context.Context) apptemplate.Target
+	// Check says what this host lacks to run the App.
+	Check(ctx context.Context, opts hostcheck.Options) hostcheck.Report
+}
+
+// AppTemplate is the App's template of the instance at p on h, booting
+// the image that image returns at each render (platform/image's
+// Fetcher.Boot: the choice among an override, a built image and the
+// published one is the caller's).
+func AppTemplate(ctx context.Context, h Host, p instance.Paths, image func() (apptemplate.Image, error)) app.Template {
+	return apptemplate.Template{Instance: p.Instance, ShortDir: p.ShortDir, Target: h.AppTarget(ctx), Image: image}
+}
