@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"sync/atomic"
 
+	"paddock.dev/paddock/core/logging"
 	"paddock.dev/paddock/core/resource"
 )
 
@@ -42,13 +43,15 @@ func newRequestIDs() *requestIDs {
 
 func (g *requestIDs) next() string { return fmt.Sprintf("%s-%d", g.prefix, g.n.Add(1)) }
 
-// withRequestID gives each request an id, in its context and in the
-// X-Request-Id response header.
+// withRequestID gives each request an id, in its context, in the
+// X-Request-Id response header, and in every line logged with the
+// request's context (as request=ID).
 func withRequestID(ids *requestIDs, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := ids.next()
 		w.Header().Set(RequestIDHeader, id)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
+		ctx := logging.With(context.WithValue(r.Context(), requestIDKey{}, id), slog.String("request", id))
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
@@ -67,7 +70,7 @@ func recoverPanics(log *slog.Logger, next http.Handler) http.Handler {
 				panic(v)
 			}
 			id := RequestID(r.Context())
-			log.Error("request handler panicked", "request", id, "method", r.Method, "path", r.URL.Path,
+			log.ErrorContext(r.Context(), "request handler panicked", "method", r.Method, "path", r.URL.Path,
 				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			if rec.wrote {
 				panic(http.ErrAbortHandler)

@@ -10,13 +10,14 @@ import (
 	"testing"
 
 	"paddock.dev/paddock/api/wire"
+	"paddock.dev/paddock/core/logging"
 )
 
 // A handler that panics (a fake: no real handler is known to panic any
 // more) answers a problem+json 500 whose request id the log carries.
 func TestHandlerPanicBecomesProblemWithRequestID(t *testing.T) {
 	var logs bytes.Buffer
-	log := slog.New(slog.NewTextHandler(&logs, nil))
+	log := logging.New(&logs, slog.LevelInfo)
 	panicking := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("interface conversion") })
 	h := withRequestID(newRequestIDs(), recoverPanics(log, panicking))
 

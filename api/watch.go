@@ -179,7 +179,7 @@ func (s *Server) stream(hctx huma.Context, k *resource.Kind, w *store.Watcher) {
 			if s.watchesEnded.Err() != nil {
 				err = store.ErrWatchClosed
 			}
-			s.log.Debug("watch stream ended", "kind", k.Name, "err", err)
+			s.log.DebugContext(hctx.Context(), "watch stream ended", "kind", k.Name, "err", err)
 			problem, _ := json.Marshal(newProblem(resource.ReasonGone, err.Error()).Problem)
 			data, _ := json.Marshal(wire.WatchEvent{Type: wire.WatchError, Object: problem})
 			rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))

@@ -44,8 +44,9 @@ func ParseLevel(s string) (slog.Level, error) {
 
 // New returns a text logger writing to w at level, naming the trace and
 // fatal levels by their names rather than as offsets of debug and error.
+// Every line logged with a context carries the attributes With put there.
 func New(w io.Writer, level slog.Level) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{
+	return slog.New(contextHandler{slog.NewTextHandler(w, &slog.HandlerOptions{
 		Level: level,
 		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
 			if a.Key != slog.LevelKey || len(groups) > 0 {
@@ -59,5 +60,5 @@ func New(w io.Writer, level slog.Level) *slog.Logger {
 			}
 			return a
 		},
-	}))
+	})})
 }

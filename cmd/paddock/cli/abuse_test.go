@@ -392,3 +392,30 @@ func dbSize(t *testing.T, path string) int64 {
 	}
 	return total
 }
+
+// A log line about a request carries the request's id, as its answer's
+// X-Request-Id header does: here the line about a watch the daemon ends
+// as it stops.
+func TestRequestLogLinesCarryTheRequestID(t *testing.T) {
+	e := newEnv(t, "default")
+	d := e.serve("--log-level", "debug")
+	resp, err := d.http.Get(cmPath + "?watch=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	id := resp.Header.Get("X-Request-Id")
+	resp.Body.Read(make([]byte, 1))
+	if code := d.stop(t, syscall.SIGTERM); code != 0 {
+		t.Fatalf("exit %d: %s", code, d.log)
+	}
+	for _, line := range strings.Split(d.log.String(), "\n") {
+		if strings.Contains(line, "watch stream ended") {
+			if id == "" || !strings.Contains(line, "request="+id) {
+				t.Fatalf("the line about watch %s lacks its id: %s", id, line)
+			}
+			return
+		}
+	}
+	t.Fatalf("no line about the ended watch: %s", d.log)
+}

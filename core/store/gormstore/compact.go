@@ -135,7 +135,7 @@ func (s *DB) compactAtOpen(ctx context.Context) error {
 		return err
 	})
 	if err != nil {
-		return s.storageError("trim the event log", err)
+		return s.storageError(ctx, "trim the event log", err)
 	}
 	s.compacted(ctx, cut)
 	return nil
@@ -148,17 +148,17 @@ func (s *DB) vacuumIncrementally(ctx context.Context) error {
 	db := s.db.WithContext(ctx)
 	var mode int
 	if err := db.Raw("PRAGMA auto_vacuum").Scan(&mode).Error; err != nil {
-		return s.storageError("read the database's vacuum mode", err)
+		return s.storageError(ctx, "read the database's vacuum mode", err)
 	}
 	const incremental = 2
 	if mode == incremental {
 		return nil
 	}
 	if err := db.Exec("PRAGMA auto_vacuum = INCREMENTAL").Error; err != nil {
-		return s.storageError("set the database's vacuum mode", err)
+		return s.storageError(ctx, "set the database's vacuum mode", err)
 	}
 	if err := db.Exec("VACUUM").Error; err != nil {
-		return s.storageError(fmt.Sprintf("vacuum the database to reclaim its free space (auto_vacuum %d)", mode), err)
+		return s.storageError(ctx, fmt.Sprintf("vacuum the database to reclaim its free space (auto_vacuum %d)", mode), err)
 	}
 	return nil
 }

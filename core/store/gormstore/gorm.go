@@ -300,7 +300,7 @@ func (s *DB) commit(ctx context.Context, typ store.EventType, k *resource.Kind, 
 		return err
 	})
 	if err != nil {
-		return nil, s.storageError("write "+resource.Describe(key), err)
+		return nil, s.storageError(ctx, "write "+resource.Describe(key), err)
 	}
 	s.wrote()
 	s.logBytes.Add(int64(len(raw)))

@@ -1,6 +1,7 @@
 package gormstore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -23,7 +24,7 @@ const (
 // read-only, damaged or unreachable is Unavailable (503); both with a
 // sentence naming the database and what to do. The first failure of a run
 // is logged, and Healthy reports it until a write succeeds again.
-func (s *DB) storageError(what string, err error) error {
+func (s *DB) storageError(ctx context.Context, what string, err error) error {
 	s.writeErrors.Add(1)
 	reason, advice := classify(err)
 	msg := fmt.Sprintf("cannot %s: the %s failed: %v", what, s.name, err)
@@ -31,7 +32,7 @@ func (s *DB) storageError(what string, err error) error {
 		msg = fmt.Sprintf("cannot %s: the %s %s (%v)", what, s.name, advice, err)
 	}
 	if s.failing.Swap(&msg) == nil {
-		s.log.Error("database writes fail", "database", s.name, "err", msg)
+		s.log.ErrorContext(ctx, "database writes fail", "database", s.name, "err", msg)
 	}
 	if reason == "" {
 		return fmt.Errorf("%s", msg)

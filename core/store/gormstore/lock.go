@@ -125,7 +125,7 @@ func (p pgLock) release() { p.conn.Close() }
 func (s *DB) checkSQLite(ctx context.Context) error {
 	var result []string
 	if err := s.db.WithContext(ctx).Raw("PRAGMA quick_check").Scan(&result).Error; err != nil {
-		return s.storageError("check the database", err)
+		return s.storageError(ctx, "check the database", err)
 	}
 	if len(result) != 1 || result[0] != "ok" {
 		detail := strings.Join(result, "; ")
@@ -135,7 +135,7 @@ func (s *DB) checkSQLite(ctx context.Context) error {
 		return fmt.Errorf("the %s %s (quick_check: %s)", s.name, damagedAdvice, detail)
 	}
 	if err := s.db.WithContext(ctx).Exec("BEGIN IMMEDIATE; ROLLBACK").Error; err != nil {
-		return s.storageError("write to the database", err)
+		return s.storageError(ctx, "write to the database", err)
 	}
 	return nil
 }

@@ -462,7 +462,7 @@ func (s *DB) replay(kind string, from, to int64) store.Backlog {
 		err := s.db.WithContext(ctx).Where("revision > ? AND revision <= ? AND kind = ?", from, to, kind).
 			Order("revision").Limit(replayBatch).Find(&rows).Error
 		if err != nil {
-			return nil, s.storageError("read the event log", err)
+			return nil, s.storageError(ctx, "read the event log", err)
 		}
 		if from < s.oldest.Load()-1 {
 			return nil, store.ErrWatchTooSlow
