@@ -352,7 +352,7 @@ func (c *Controller) finalize(ctx context.Context, vm *resource.VM) (controller.
 		}
 		return controller.Result{RequeueAfter: 100 * time.Millisecond}, nil // another finalizer holds it
 	}
-	if err := c.releaseSource(ctx, vm); err != nil {
+	if err := c.releaseSource(ctx, vm, vm.Spec.TemplateRef); err != nil {
 		return controller.Result{}, fmt.Errorf("delete the template vm %s was made from: %w", name, err)
 	}
 	c.forget(name)

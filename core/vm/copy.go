@@ -50,13 +50,22 @@ func (c *Controller) ensureTemplate(ctx context.Context, vm *resource.VM) (*reso
 	if err != nil {
 		return nil, err
 	}
+	// A VM moved to another template lets go of the one it left, before
+	// its copy forgets which that was.
+	if cur != nil && ownedBy(cur, vm) {
+		if prev := cur.Metadata.Annotations[annotationTemplateRef]; prev != "" && prev != vm.Spec.TemplateRef {
+			if err := c.releaseSource(ctx, vm, prev); err != nil {
+				return nil, fmt.Errorf("let go of template %s: %w", prev, err)
+			}
+		}
+	}
 	desired := &resource.ConfigMap{
 		TypeMeta: resource.TypeMeta{APIVersion: resource.APIVersion, Kind: resource.KindConfigMap.Name},
 		Metadata: resource.ObjectMeta{
 			Name:        key.Name,
 			Namespace:   key.Namespace,
 			Labels:      map[string]string{resource.LabelVM: vm.Metadata.Name},
-			Annotations: map[string]string{annotationSource: source},
+			Annotations: map[string]string{annotationSource: source, annotationTemplateRef: vm.Spec.TemplateRef},
 		},
 		Data: map[string]string{resource.TemplateKey: string(rendered)},
 	}
@@ -76,6 +85,7 @@ func (c *Controller) ensureTemplate(ctx context.Context, vm *resource.VM) (*reso
 			cm.Metadata.Annotations = map[string]string{}
 		}
 		cm.Metadata.Annotations[annotationSource] = source
+		cm.Metadata.Annotations[annotationTemplateRef] = vm.Spec.TemplateRef
 		cm.Metadata.OwnerReferences = desired.Metadata.OwnerReferences
 		cm.Metadata.AddFinalizer(resource.OwnedByFinalizer(resource.KindVM.Name))
 		return true, nil
@@ -83,13 +93,14 @@ func (c *Controller) ensureTemplate(ctx context.Context, vm *resource.VM) (*reso
 	return out, err
 }
 
-// releaseSource deletes the template a deleted VM was made from when
+// releaseSource deletes the template name that vm was made from when
 // `paddock vm create` made it (resource.MadeByVMCreate) and no other VM
 // uses it any longer; a template the user made is kept. It runs in the
-// VM's cleanup, before its finalizer comes off, so a crash in between
+// VM's cleanup, before its finalizer comes off, and when the VM moved to
+// another template, before its copy records that: a crash in between
 // runs it again.
-func (c *Controller) releaseSource(ctx context.Context, vm *resource.VM) error {
-	key := resource.Key{Kind: resource.KindConfigMap.Name, Namespace: vm.Metadata.Namespace, Name: vm.Spec.TemplateRef}
+func (c *Controller) releaseSource(ctx context.Context, vm *resource.VM, name string) error {
+	key := resource.Key{Kind: resource.KindConfigMap.Name, Namespace: vm.Metadata.Namespace, Name: name}
 	obj, err := c.store.Get(ctx, key)
 	if resource.IsNotFound(err) {
 		return nil

@@ -3,6 +3,7 @@ package vm_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"paddock.dev/paddock/core/resource"
@@ -133,5 +134,41 @@ func TestCreateDeleteCyclesLeaveNothing(t *testing.T) {
 	}
 	if most != 3 {
 		t.Errorf("at most %d objects at once, want 3: a VM, its template and one copy", most)
+	}
+}
+
+// A VM moved to another template lets go of the one `vm create` made for
+// it, once no VM uses that one.
+func TestTemplateMadeByVMCreateGoesWhenItsLastVMMoves(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.start()
+	e.createMadeTemplate("made", debianTemplate)
+	e.createTemplate("mine", debianTemplate+"cpus: 2\n")
+	key := e.createVMFrom("a", "made", false)
+	e.waitCond(key, resource.VMRunning, false, resource.ReasonStopped)
+
+	e.patch(key, map[string]any{"spec": map[string]any{"templateRef": "mine"}})
+	e.until("the copy made from mine", func() (bool, string) {
+		cm, err := e.getCopy("a")
+		if err != nil {
+			return false, err.Error()
+		}
+		return strings.Contains(cm.Data[resource.TemplateKey], "cpus: 2"), cm.Data[resource.TemplateKey]
+	})
+	if e.exists("made") {
+		t.Error("the template vm create made outlived the move of the last VM that used it")
+	}
+	e.createTemplate("debian", debianTemplate+"cpus: 3\n")
+	e.patch(key, map[string]any{"spec": map[string]any{"templateRef": "debian"}})
+	e.until("the copy made from debian", func() (bool, string) {
+		cm, err := e.getCopy("a")
+		if err != nil {
+			return false, err.Error()
+		}
+		return strings.Contains(cm.Data[resource.TemplateKey], "cpus: 3"), cm.Data[resource.TemplateKey]
+	})
+	if !e.exists("mine") {
+		t.Error("the user's template was deleted when its VM moved on")
 	}
 }

@@ -19,6 +19,11 @@ import (
 // change and edits of the copy itself are kept otherwise.
 const annotationSource = resource.Group + "/templateSource"
 
+// annotationTemplateRef records, on a VM's template copy, the name of the
+// template it was made from, so that a VM moved to another template lets
+// go of the one it left (see releaseSource).
+const annotationTemplateRef = resource.Group + "/templateRef"
+
 // Render merges params over a template as a JSON merge patch (RFC 7386)
 // over the template's structure: a param sets its field, null removes it,
 // a list replaces the template's.
