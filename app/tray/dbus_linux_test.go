@@ -61,7 +61,7 @@ const watcherXML = `<interface name="org.kde.StatusNotifierWatcher">
 </interface>`
 
 // startWatcher runs a watcher on the session bus at address.
-func startWatcher(t *testing.T, address string) (*watcher, *dbus.Conn) {
+func startWatcher(t testing.TB, address string) (*watcher, *dbus.Conn) {
 	conn, err := dbus.Connect(address)
 	if err != nil {
 		t.Fatalf("connect to the private session bus: %v", err)
@@ -99,7 +99,7 @@ type menuItem struct {
 
 // trayMenu reads the menu of the tray on the bus under dest.
 type trayMenu struct {
-	t   *testing.T
+	t   testing.TB
 	obj dbus.BusObject
 }
 

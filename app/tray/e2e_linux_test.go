@@ -38,7 +38,7 @@ func TestTrayEndToEnd(t *testing.T) {
 			t.Fatalf("%s is missing: packaging/ci-deps.sh installs it", tool)
 		}
 	}
-	e := newE2E(t)
+	e := newE2E(t, e2eTimeout, withSettings)
 	e.startDaemon()
 	watcher, bus := startWatcher(t, e.busAddress)
 	notes := serveNotifications(t, bus)
@@ -96,7 +96,7 @@ func TestTrayEndToEnd(t *testing.T) {
 
 // e2e holds the processes of one end-to-end run.
 type e2e struct {
-	t          *testing.T
+	t          testing.TB
 	ctx        context.Context
 	bin        string
 	env        []string
@@ -107,11 +107,19 @@ type e2e struct {
 	client     *client.Client
 }
 
-// e2eTimeout bounds the whole test.
+// e2eTimeout bounds the whole end-to-end test.
 const e2eTimeout = 2 * time.Minute
 
-func newE2E(t *testing.T) *e2e {
-	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+// withSettings and withoutSettings are the two builds of paddock: with
+// cgo and the tray tag, which has the settings window, and without cgo,
+// as the packages' binary is built.
+const (
+	withSettings    = true
+	withoutSettings = false
+)
+
+func newE2E(t testing.TB, timeout time.Duration, settings bool) *e2e {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	t.Cleanup(cancel)
 	dir, err := os.MkdirTemp("", "pdtray") // short: socket paths are length-limited
 	if err != nil {
@@ -121,8 +129,12 @@ func newE2E(t *testing.T) *e2e {
 	e := &e2e{t: t, ctx: ctx, bin: filepath.Join(dir, "paddock")}
 	build := exec.CommandContext(ctx, "go", "build", "-tags", "tray", "-o", e.bin, "paddock.dev/paddock/cmd/paddock")
 	build.Env = append(os.Environ(), "CGO_ENABLED=1")
+	if !settings {
+		build = exec.CommandContext(ctx, "go", "build", "-o", e.bin, "paddock.dev/paddock/cmd/paddock")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	}
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build paddock with cgo: %v\n%s", err, out)
+		t.Fatalf("build paddock: %v\n%s", err, out)
 	}
 	display := startXvfb(t, dir)
 	e.busAddress = startBus(t, dir)
@@ -317,7 +329,7 @@ func inked(img image.Image) (int, float64) {
 }
 
 // startXvfb starts an X server on a free display and returns its name.
-func startXvfb(t *testing.T, dir string) string {
+func startXvfb(t testing.TB, dir string) string {
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -339,7 +351,7 @@ func startXvfb(t *testing.T, dir string) string {
 }
 
 // startBus starts a private D-Bus session bus and returns its address.
-func startBus(t *testing.T, dir string) string {
+func startBus(t testing.TB, dir string) string {
 	address := "unix:path=" + filepath.Join(dir, "bus")
 	cmd := exec.Command("dbus-daemon", "--session", "--nofork", "--nopidfile", "--address="+address)
 	if err := cmd.Start(); err != nil {
@@ -354,4 +366,39 @@ func startBus(t *testing.T, dir string) string {
 	}
 	t.Fatal("dbus-daemon made no bus")
 	return ""
+}
+
+// TestTrayStaticBuild runs the tray of a paddock built without cgo, as the
+// packages build it: the menu works as in any build, and Settings… says,
+// in a notification, how to get the settings window that build lacks.
+func TestTrayStaticBuild(t *testing.T) {
+	if os.Getenv("PADDOCK_E2E") != "1" {
+		t.Skip("end-to-end: set PADDOCK_E2E=1 (needs Xvfb and dbus-daemon)")
+	}
+	for _, tool := range []string{"Xvfb", "dbus-daemon"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is missing: packaging/ci-deps.sh installs it", tool)
+		}
+	}
+	e := newE2E(t, e2eTimeout, withoutSettings)
+	e.startDaemon()
+	watcher, bus := startWatcher(t, e.busAddress)
+	notes := serveNotifications(t, bus)
+	tray := e.start("tray")
+	select {
+	case <-watcher.registered:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the tray never registered with the StatusNotifierWatcher")
+	}
+	m := trayMenu{t: t, obj: bus.Object(fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", tray.Process.Pid), menuPath)}
+	items := m.awaitStatus("Stopped")
+	m.click(items, menu.LabelSettings)
+	if body := notes.await(t, "Paddock"); !strings.Contains(body, "built without the settings window") ||
+		!strings.Contains(body, "paddock app set") {
+		t.Errorf("Settings… in a build without the window: %q", body)
+	}
+	m.click(m.awaitStatus("Stopped"), menu.LabelQuit)
+	if err := e.wait(tray, 10*time.Second); err != nil {
+		t.Fatalf("the tray did not quit cleanly: %v", err)
+	}
 }
