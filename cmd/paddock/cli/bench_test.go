@@ -74,20 +74,52 @@ func BenchmarkGetLatency(b *testing.B) {
 	cmd, c := startServe(b, e, socket)
 	defer stopServe(cmd)
 	post(b, c, cmPath, `{"apiVersion":"paddock.dev/v1alpha1","kind":"ConfigMap","metadata":{"name":"demo"},"data":{"k":"v"}}`)
-	latencies := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	latencies := timeRequests(b, c, count(b.N, func(int) *http.Request { return get(cmPath + "/demo") }))
+	b.StopTimer()
+	reportPercentiles(b, latencies)
+}
+
+// timeRequests sends the requests next makes, one at a time, until next
+// returns nil, and returns how long each took to answer in full. A failed
+// request ends the loop.
+func timeRequests(b *testing.B, c *http.Client, next func() *http.Request) []time.Duration {
+	var latencies []time.Duration
+	for req := next(); req != nil; req = next() {
 		t0 := time.Now()
-		resp, err := c.Get(cmPath + "/demo")
+		resp, err := c.Do(req)
 		if err != nil {
-			b.Fatal(err)
+			b.Error(err)
+			break
 		}
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		latencies = append(latencies, time.Since(t0))
 	}
-	b.StopTimer()
-	reportPercentiles(b, latencies)
+	return latencies
+}
+
+// count makes n requests with build(0..n-1), then nil.
+func count(n int, build func(i int) *http.Request) func() *http.Request {
+	i := 0
+	return func() *http.Request {
+		if i == n {
+			return nil
+		}
+		i++
+		return build(i - 1)
+	}
+}
+
+func get(url string) *http.Request {
+	req, _ := http.NewRequest("GET", url, nil)
+	return req
+}
+
+func mergePatch(url, body string) *http.Request {
+	req, _ := http.NewRequest("PATCH", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/merge-patch+json")
+	return req
 }
 
 func reportPercentiles(b *testing.B, latencies []time.Duration) {
@@ -110,19 +142,12 @@ func BenchmarkGetOverSocket(b *testing.B) {
 	b.ResetTimer()
 	start := time.Now()
 	b.RunParallel(func(pb *testing.PB) {
-		c := unixClient(socket)
-		var local []time.Duration
-		for pb.Next() {
-			t0 := time.Now()
-			resp, err := c.Get(cmPath + "/demo")
-			if err != nil {
-				b.Error(err)
-				return
+		local := timeRequests(b, unixClient(socket), func() *http.Request {
+			if !pb.Next() {
+				return nil
 			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			local = append(local, time.Since(t0))
-		}
+			return get(cmPath + "/demo")
+		})
 		mu.Lock()
 		latencies = append(latencies, local...)
 		mu.Unlock()
@@ -157,10 +182,8 @@ func BenchmarkWatchDelivery(b *testing.B) {
 	var total, worst time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		req, _ := http.NewRequest("PATCH", cmPath+"/w", strings.NewReader(fmt.Sprintf(`{"data":{"i":"%d"}}`, i)))
-		req.Header.Set("Content-Type", "application/merge-patch+json")
 		t0 := time.Now()
-		r, err := c.Do(req)
+		r, err := c.Do(mergePatch(cmPath+"/w", fmt.Sprintf(`{"data":{"i":"%d"}}`, i)))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -253,13 +276,17 @@ func switches(b *testing.B, pid int) int {
 	return total
 }
 
-func rssKiB(b *testing.B, pid int) int {
+func rssKiB(b *testing.B, pid int) int { return statusKiB(b, pid, "VmRSS:") }
+
+// statusKiB reads a figure in KiB from /proc/PID/status, such as VmRSS:
+// (resident now) or VmHWM: (the most resident so far).
+func statusKiB(b *testing.B, pid int, field string) int {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "VmRSS:") {
+		if strings.HasPrefix(line, field) {
 			n, _ := strconv.Atoi(strings.Fields(line)[1])
 			return n
 		}
@@ -297,22 +324,14 @@ func BenchmarkWrites8Clients(b *testing.B) {
 	getDone := make(chan struct{})
 	go func() {
 		defer close(getDone)
-		gc := unixClient(socket)
-		for {
+		gets = timeRequests(b, unixClient(socket), func() *http.Request {
 			select {
 			case <-stop:
-				return
+				return nil
 			default:
+				return get(cmPath + "/w0")
 			}
-			t0 := time.Now()
-			resp, err := gc.Get(cmPath + "/w0")
-			if err != nil {
-				return
-			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			gets = append(gets, time.Since(t0))
-		}
+		})
 	}()
 	b.ResetTimer()
 	start := time.Now()
@@ -320,21 +339,9 @@ func BenchmarkWrites8Clients(b *testing.B) {
 	per := max(b.N/clients, 1)
 	for i := 0; i < clients; i++ {
 		wg.Go(func() {
-			wc := unixClient(socket)
-			var local []time.Duration
-			for j := 0; j < per; j++ {
-				req, _ := http.NewRequest("PATCH", fmt.Sprintf("%s/w%d", cmPath, i), strings.NewReader(fmt.Sprintf(`{"data":{"j":"%d"}}`, j)))
-				req.Header.Set("Content-Type", "application/merge-patch+json")
-				t0 := time.Now()
-				resp, err := wc.Do(req)
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				local = append(local, time.Since(t0))
-			}
+			local := timeRequests(b, unixClient(socket), count(per, func(j int) *http.Request {
+				return mergePatch(fmt.Sprintf("%s/w%d", cmPath, i), fmt.Sprintf(`{"data":{"j":"%d"}}`, j))
+			}))
 			mu.Lock()
 			writes = append(writes, local...)
 			mu.Unlock()

@@ -193,7 +193,7 @@ func TestTwoInstancesSideBySide(t *testing.T) {
 	}
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
