@@ -143,7 +143,7 @@ func TestFetchReportsProgressInBytesOfTheWhole(t *testing.T) {
 // Local answers at once while the image downloads, with the progress, then
 // the cached file; a failed download is said once and tried again.
 func TestLocalSaysHowFarTheDownloadIsThenGivesTheFile(t *testing.T) {
-	srv, gets := serve(t, payload, 700*time.Millisecond, 0)
+	srv, _ := serve(t, payload, 700*time.Millisecond, 0)
 	f := &Fetcher{Cache: t.TempDir()}
 	s := remote(srv.URL, payload)
 	var dl *DownloadingError
