@@ -49,10 +49,14 @@ func TestServiceUnderSystemd(t *testing.T) {
 		c.Run("mkdir", "-p", dir, "/opt/back\\slash")
 		c.Run("cp", paddock, dir+"/paddock")
 		c.Run("cp", paddock, "/opt/back\\slash/paddock")
+		// The App's image, for an offline machine: a built image's
+		// directory, passed to serve, which checks it as it starts.
+		c.Run("mkdir", "-p", "/opt/img dir")
+		c.Run("sh", "-c", "echo 'images: []' >'/opt/img dir/template.yaml'")
 		s := &scenario{t: t, c: c, as: c.Command, bin: dir + "/paddock", instance: "odd"}
-		s.must("service", "install", "--system", "--user", owner.Name)
+		s.must("service", "install", "--system", "--user", owner.Name, "--image", "/opt/img dir")
 		unit := s.c.Run("cat", "/etc/systemd/system/paddock-odd.service")
-		if !strings.Contains(unit, `ExecStart="/opt/pad dock 100%% $HOME/paddock" "--instance" "odd" "serve"`) {
+		if !strings.Contains(unit, `ExecStart="/opt/pad dock 100%% $HOME/paddock" "--instance" "odd" "serve" "--image" "/opt/img dir"`) {
 			t.Errorf("ExecStart is not escaped as expected:\n%s", unit)
 		}
 		s.verifyUnit([]string{"systemd-analyze", "verify"}, "/etc/systemd/system/paddock-odd.service")

@@ -62,6 +62,8 @@ type Spec struct {
 	Executable string
 	// Listen is passed to `paddock serve --listen` when not empty.
 	Listen string
+	// Image is passed to `paddock serve --image` when not empty.
+	Image string
 	// LogFile receives the daemon's output where the service manager has no
 	// journal of its own (launchd; Windows, where the daemon writes it).
 	LogFile string
@@ -72,6 +74,9 @@ func (s Spec) Args() []string {
 	args := []string{"--instance", s.instanceName(), "serve"}
 	if s.Listen != "" {
 		args = append(args, "--listen", s.Listen)
+	}
+	if s.Image != "" {
+		args = append(args, "--image", s.Image)
 	}
 	return args
 }

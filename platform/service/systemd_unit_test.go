@@ -45,11 +45,11 @@ func TestSystemdUnitSystemScope(t *testing.T) {
 }
 
 func TestSystemdUnitEscapesPaths(t *testing.T) {
-	unit, err := SystemdUnit(Spec{Executable: `/opt/my apps/100% $HOME/paddock`, Listen: `unix:///a b/"x"\%$y`})
+	unit, err := SystemdUnit(Spec{Executable: `/opt/my apps/100% $HOME/paddock`, Listen: `unix:///a b/"x"\%$y`, Image: "/srv/my images/debian.qcow2"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `ExecStart="/opt/my apps/100%% $HOME/paddock" "--instance" "default" "serve" "--listen" "unix:///a b/\"x\"\\%%$$y"` + "\n"
+	want := `ExecStart="/opt/my apps/100%% $HOME/paddock" "--instance" "default" "serve" "--listen" "unix:///a b/\"x\"\\%%$$y" "--image" "/srv/my images/debian.qcow2"` + "\n"
 	if !strings.Contains(unit, want) {
 		t.Errorf("unit lacks %s:\n%s", want, unit)
 	}

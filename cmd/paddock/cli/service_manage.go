@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 
 	"paddock.dev/paddock/api"
 	"paddock.dev/paddock/core/buildinfo"
+	"paddock.dev/paddock/platform/image"
 	"paddock.dev/paddock/platform/service"
 )
 
@@ -30,7 +32,7 @@ func serviceCommands(c *cli) []*cobra.Command {
 
 func newServiceInstallCmd(c *cli) *cobra.Command {
 	t := &serviceTarget{c: c}
-	var userName, listen string
+	var userName, listen, img string
 	cmd := &cobra.Command{
 		Use:   "install",
 		Short: "Install the daemon as a service of the OS, started at login or boot",
@@ -45,7 +47,8 @@ Installing again updates the definition; a running service goes on with the
 old one until "paddock service restart". Install does not start the service.`,
 		Example: `  paddock service install && paddock service start
   sudo paddock service install --system --user alice
-  paddock --instance dev service install --listen tcp://127.0.0.1:47610`,
+  paddock --instance dev service install --listen tcp://127.0.0.1:47610
+  paddock service install --image ~/.cache/paddock/images/0d7694a9f8d6e23e`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			spec, err := t.spec()
@@ -71,6 +74,16 @@ old one until "paddock service restart". Install does not start the service.`,
 				}
 			}
 			spec.Listen = listen
+			if img != "" {
+				// The service starts elsewhere than this directory.
+				if img, err = filepath.Abs(img); err != nil {
+					return err
+				}
+				if _, err := image.Find(img, runtime.GOARCH); err != nil {
+					return usageError("--image: %v", err)
+				}
+			}
+			spec.Image = img
 			if spec.Executable, err = buildinfo.Executable(); err != nil {
 				return err
 			}
@@ -111,6 +124,7 @@ old one until "paddock service restart". Install does not start the service.`,
 	t.addFlags(cmd)
 	cmd.Flags().StringVar(&userName, "user", "", "the account a system service runs as, who owns the VMs (default: the user who ran sudo)")
 	cmd.Flags().StringVar(&listen, "listen", "", "also serve the API on this address, e.g. tcp://127.0.0.1:PORT (passed to paddock serve)")
+	cmd.Flags().StringVar(&img, "image", "", "the App's guest image, for a machine without a network: a built image directory or a disk image file (passed to paddock serve)")
 	return cmd
 }
 

@@ -15,6 +15,7 @@ func TestServiceCommandUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"service", "install", "--user", "alice"}, "--user names the account of a system service; add --system"},
+		{[]string{"service", "install", "--image", "/nonexistent/image"}, "--image: image /nonexistent/image is no guest image directory"},
 		{[]string{"service", "status", "-o", "yaml"}, `unknown output format "yaml"`},
 		{[]string{"service", "logs", "--lines", "-1"}, "--lines must be 0 (all) or more"},
 		{[]string{"service", "start", "--timeout", "-1s"}, "--timeout must be 0 (forever) or more"},
