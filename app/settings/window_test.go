@@ -12,12 +12,10 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"paddock.dev/paddock/app/internal/daemontest"
 	"paddock.dev/paddock/app/live"
 	"paddock.dev/paddock/app/menu"
-	"paddock.dev/paddock/core/controller"
 	"paddock.dev/paddock/core/resource"
 )
 
@@ -100,30 +98,6 @@ func (f *fixture) awaitApp(ok func(*resource.App) bool) *resource.App {
 	return nil
 }
 
-// setStatus plays the App controller: it writes the App's conditions.
-func (f *fixture) setStatus(conds ...metav1.Condition) {
-	f.t.Helper()
-	ctx := context.Background()
-	obj, err := f.d.Client().Get(ctx, resource.KindApp, "", resource.AppName)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	gen := obj.(*resource.App).Metadata.Generation
-	_, err = controller.UpdateStatus(ctx, f.d.Store, resource.Key{Kind: "App", Name: resource.AppName}, func(a *resource.App) (bool, error) {
-		for _, c := range conds {
-			resource.SetCondition(&a.Status.Conditions, gen, c)
-		}
-		return true, nil
-	})
-	if err != nil {
-		f.t.Fatal(err)
-	}
-}
-
-func cond(t, status, reason, msg string) metav1.Condition {
-	return metav1.Condition{Type: t, Status: metav1.ConditionStatus(status), Reason: reason, Message: msg}
-}
-
 func TestSettingsShowTheAPIsRejectionBesideTheField(t *testing.T) {
 	f := open(t)
 	w := f.w
@@ -172,10 +146,10 @@ func TestSettingsApplyPatchesAndWaitsForSettled(t *testing.T) {
 			t.Error("no progress shown while the change takes effect")
 		}
 	})
-	f.setStatus(cond(resource.AppSettled, "False", "Restarting", "the VM restarts into its new template"))
+	f.d.SetAppConditions(daemontest.Condition(resource.AppSettled, "False", "Restarting", "the VM restarts into its new template"))
 	f.awaitText(w.status, "Applying… the VM restarts into its new template")
-	f.setStatus(cond(resource.AppCreated, "True", "Created", ""), cond(resource.AppRunning, "False", resource.ReasonStopped, ""),
-		cond(resource.AppSettled, "True", "Stopped", "the VM is stopped"))
+	f.d.SetAppConditions(daemontest.Condition(resource.AppCreated, "True", "Created", ""), daemontest.Condition(resource.AppRunning, "False", resource.ReasonStopped, ""),
+		daemontest.Condition(resource.AppSettled, "True", "Stopped", "the VM is stopped"))
 	f.awaitText(w.status, "Applied.")
 	f.ui(func() {
 		if w.progress.Visible() || w.applyButton.Disabled() {

@@ -218,7 +218,7 @@ func (n *notifications) Notify(app string, replaces uint32, icon, summary, body 
 }
 
 // serveNotifications owns org.freedesktop.Notifications on conn's bus.
-func serveNotifications(t *testing.T, conn *dbus.Conn) *notifications {
+func serveNotifications(t testing.TB, conn *dbus.Conn) *notifications {
 	n := &notifications{shown: make(chan [2]string, 16)}
 	if err := conn.Export(n, "/org/freedesktop/Notifications", "org.freedesktop.Notifications"); err != nil {
 		t.Fatal(err)
@@ -230,7 +230,7 @@ func serveNotifications(t *testing.T, conn *dbus.Conn) *notifications {
 }
 
 // await returns the first notification titled title.
-func (n *notifications) await(t *testing.T, title string) string {
+func (n *notifications) await(t testing.TB, title string) string {
 	t.Helper()
 	timeout := time.After(30 * time.Second)
 	for {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -26,14 +25,7 @@ const idleWindow = 60 * time.Second
 //
 //	PADDOCK_E2E=1 go test -run XXX -bench TrayIdle -benchtime 1x ./app/tray/
 func BenchmarkTrayIdle(b *testing.B) {
-	if os.Getenv("PADDOCK_E2E") != "1" {
-		b.Skip("end-to-end: set PADDOCK_E2E=1 (needs cgo, Xvfb and dbus-daemon)")
-	}
-	for _, tool := range []string{"Xvfb", "dbus-daemon"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			b.Fatalf("%s is missing: packaging/ci-deps.sh installs it", tool)
-		}
-	}
+	requireE2E(b, "a C compiler", "Xvfb", "dbus-daemon")
 	window := idleWindow
 	if v := os.Getenv("PADDOCK_TRAY_IDLE"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -50,14 +42,7 @@ func BenchmarkTrayIdle(b *testing.B) {
 func benchIdle(b *testing.B, window time.Duration, settings bool) {
 	e := newE2E(b, 2*time.Minute+time.Duration(b.N)*(window+10*time.Second), settings)
 	e.startDaemon()
-	watcher, bus := startWatcher(b, e.busAddress)
-	tray := e.start("tray")
-	select {
-	case <-watcher.registered:
-	case <-time.After(30 * time.Second):
-		b.Fatal("the tray never registered with the StatusNotifierWatcher")
-	}
-	m := trayMenu{t: b, obj: bus.Object(fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", tray.Process.Pid), menuPath)}
+	tray, m, _ := e.startTray()
 	m.awaitStatus("Stopped")
 	time.Sleep(2 * time.Second) // start-up's last work
 

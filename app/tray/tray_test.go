@@ -9,13 +9,10 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"paddock.dev/paddock/app/icon"
 	"paddock.dev/paddock/app/internal/daemontest"
 	"paddock.dev/paddock/app/menu"
 	"paddock.dev/paddock/app/settings/link"
-	"paddock.dev/paddock/core/controller"
 	"paddock.dev/paddock/core/instance"
 	"paddock.dev/paddock/core/resource"
 )
@@ -173,26 +170,6 @@ func (f *fixture) app0() *resource.App {
 	return obj.(*resource.App)
 }
 
-// setStatus plays the App controller: it writes the App's conditions.
-func (f *fixture) setStatus(conds ...metav1.Condition) {
-	f.t.Helper()
-	ctx := context.Background()
-	gen := f.app0().Metadata.Generation
-	_, err := controller.UpdateStatus(ctx, f.d.Store, resource.Key{Kind: "App", Name: resource.AppName}, func(a *resource.App) (bool, error) {
-		for _, c := range conds {
-			resource.SetCondition(&a.Status.Conditions, gen, c)
-		}
-		return true, nil
-	})
-	if err != nil {
-		f.t.Fatal(err)
-	}
-}
-
-func cond(t, status, reason, msg string) metav1.Condition {
-	return metav1.Condition{Type: t, Status: metav1.ConditionStatus(status), Reason: reason, Message: msg}
-}
-
 func TestStartFromTheMenu(t *testing.T) {
 	f := newFixture(t)
 	f.await("Stopped")
@@ -210,8 +187,8 @@ func TestStartFromTheMenu(t *testing.T) {
 		t.Errorf("after Start: Start enabled %v, Stop enabled %v", item(m, menu.LabelStart).Enabled, item(m, menu.LabelStop).Enabled)
 	}
 
-	f.setStatus(cond(resource.AppCreated, "True", "Created", ""), cond(resource.AppRunning, "True", "Started", ""),
-		cond(resource.AppContainerEngineReady, "True", "Connected", ""), cond(resource.AppSettled, "True", "Running", ""))
+	f.d.SetAppConditions(daemontest.Condition(resource.AppCreated, "True", "Created", ""), daemontest.Condition(resource.AppRunning, "True", "Started", ""),
+		daemontest.Condition(resource.AppContainerEngineReady, "True", "Connected", ""), daemontest.Condition(resource.AppSettled, "True", "Running", ""))
 	f.await("Running — moby, 2 CPUs, 4 GiB")
 	if n := f.awaitNote(); n.title != "Paddock is running" || n.body != "moby, 2 CPUs, 4 GiB" {
 		t.Errorf("notification %q: %q", n.title, n.body)
@@ -241,7 +218,7 @@ func TestStartFromTheMenu(t *testing.T) {
 
 	f.click(menu.LabelStop)
 	f.await("Stopping…")
-	f.setStatus(cond(resource.AppRunning, "False", resource.ReasonStartFailed, "qemu: cannot allocate memory"))
+	f.d.SetAppConditions(daemontest.Condition(resource.AppRunning, "False", resource.ReasonStartFailed, "qemu: cannot allocate memory"))
 	f.await("Failed: qemu: cannot allocate memory")
 	if n := f.awaitNote(); n.title != "Paddock failed" || n.body != "qemu: cannot allocate memory" {
 		t.Errorf("notification %q: %q", n.title, n.body)
@@ -288,8 +265,8 @@ func TestAppliedSettingsAreAnnounced(t *testing.T) {
 		t.Fatal("the window's report does not parse")
 	}
 	f.tray.expect(g)
-	f.setStatus(cond(resource.AppCreated, "True", "Created", ""), cond(resource.AppRunning, "False", resource.ReasonStopped, ""),
-		cond(resource.AppSettled, "True", "Stopped", "the VM is stopped"))
+	f.d.SetAppConditions(daemontest.Condition(resource.AppCreated, "True", "Created", ""), daemontest.Condition(resource.AppRunning, "False", resource.ReasonStopped, ""),
+		daemontest.Condition(resource.AppSettled, "True", "Stopped", "the VM is stopped"))
 	if n := f.awaitNote(); n.title != "Paddock stopped" {
 		t.Errorf("notification %q: %q", n.title, n.body)
 	}

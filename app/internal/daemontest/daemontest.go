@@ -10,8 +10,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"paddock.dev/paddock/api"
 	"paddock.dev/paddock/api/client"
+	"paddock.dev/paddock/core/controller"
+	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/core/store"
 	"paddock.dev/paddock/core/store/gormstore"
 )
@@ -65,3 +69,25 @@ func (d *Daemon) Stop() {
 
 // Client returns a client of the daemon.
 func (d *Daemon) Client() *client.Client { return client.NewUnix(d.Socket) }
+
+// SetAppConditions plays the App controller: it writes conditions into
+// the App's status, at the App's current generation.
+func (d *Daemon) SetAppConditions(conds ...metav1.Condition) {
+	d.t.Helper()
+	ctx := context.Background()
+	key := resource.Key{Kind: resource.KindApp.Name, Name: resource.AppName}
+	_, err := controller.UpdateStatus(ctx, d.Store, key, func(a *resource.App) (bool, error) {
+		for _, c := range conds {
+			resource.SetCondition(&a.Status.Conditions, a.Metadata.Generation, c)
+		}
+		return true, nil
+	})
+	if err != nil {
+		d.t.Fatal(err)
+	}
+}
+
+// Condition is a condition as the App controller writes it.
+func Condition(kind, status, reason, msg string) metav1.Condition {
+	return metav1.Condition{Type: kind, Status: metav1.ConditionStatus(status), Reason: reason, Message: msg}
+}
