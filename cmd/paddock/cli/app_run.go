@@ -59,7 +59,7 @@ func newAppStatusCmd(c *cli) *cobra.Command {
 			line("Sizes", fmt.Sprintf("%d CPUs, %s memory, %s disk", a.Spec.CPUs, a.Spec.Memory, a.Spec.Disk))
 			accel := "unknown until it runs"
 			if obj, err := cl.Get(cmd.Context(), resource.KindVM, a.Spec.Namespace, app.VMName); err == nil {
-				if v := obj.(*resource.VM); v.Status.Accelerator != "" {
+				if v := obj.(*resource.VM); v.Status.Accelerator != "" && v.Phase() == resource.PhaseRunning {
 					accel = v.Status.Accelerator
 					if accel == "tcg" {
 						accel += " (emulation: slow)"

@@ -276,11 +276,11 @@ func switches(b *testing.B, pid int) int {
 	return total
 }
 
-func rssKiB(b *testing.B, pid int) int { return statusKiB(b, pid, "VmRSS:") }
+func rssKiB(b testing.TB, pid int) int { return statusKiB(b, pid, "VmRSS:") }
 
 // statusKiB reads a figure in KiB from /proc/PID/status, such as VmRSS:
 // (resident now) or VmHWM: (the most resident so far).
-func statusKiB(b *testing.B, pid int, field string) int {
+func statusKiB(b testing.TB, pid int, field string) int {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		b.Fatal(err)

@@ -1,0 +1,183 @@
+//go:build linux
+
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/digitalocean/go-qemu/qmp"
+	"github.com/lima-vm/lima/pkg/store/filenames"
+)
+
+// One boot shows what a person meets while a VM starts, and measures what
+// the VM then costs the host. vm start shows the boot's steps, in order,
+// and warns of emulation exactly when the VM runs under TCG; vm get warns
+// while it runs and not once it stopped. Between the two, after a minute
+// of idling: QEMU's resident memory, split into the guest's RAM and the
+// rest (under TCG mostly the translation cache), beside what the guest
+// itself says it uses (free -m), and how much code QEMU translated (info
+// jit). The figures are logged, not asserted:
+//
+//	PADDOCK_E2E=1 go test -v -run TestVMStartProgressAndIdleMemory ./cmd/paddock/cli
+func TestVMStartProgressAndIdleMemory(t *testing.T) {
+	tmpl := vmTemplate(t)
+	e := newEnv(t, "default")
+	file := filepath.Join(e.home, "debian.yaml")
+	if err := os.WriteFile(file, []byte(tmpl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.serve()
+	t.Cleanup(func() { deleteVMs(e, "idle") })
+	e.mustRun("vm", "create", "idle", "--template", file)
+
+	t0 := time.Now()
+	_, progress, code := e.run("", "vm", "start", "idle", "--timeout=15m")
+	boot := time.Since(t0)
+	if code != 0 {
+		t.Fatalf("vm start: exit %d: %s", code, progress)
+	}
+	rest := progress
+	for _, step := range []string{"Starting: booting the VM\n", "Starting: booting the kernel\n", "Starting: SSH is up; setting up the guest\n", "Starting: running the boot scripts\n"} {
+		i := strings.Index(rest, step)
+		if i < 0 {
+			t.Fatalf("vm start's progress lacks %q after the steps before it: %q", step, progress)
+		}
+		rest = rest[i+len(step):]
+	}
+	const warning = "runs under emulation (tcg)"
+	tcg := e.vm("idle").Status.Accelerator == "tcg"
+	if strings.Contains(progress, warning) != tcg {
+		t.Errorf("vm start of a VM under %s: %q", e.vm("idle").Status.Accelerator, progress)
+	}
+	if _, errOut, _ := e.run("", "vm", "get", "idle"); strings.Contains(errOut, warning) != tcg {
+		t.Errorf("vm get of a running VM under %s: %q", e.vm("idle").Status.Accelerator, errOut)
+	}
+
+	pid := e.qemuPID("idle")
+	booted, bootCPU := rssKiB(t, pid), cpuSeconds(t, pid)
+	time.Sleep(time.Minute)
+	ram, other := qemuMemoryKiB(t, pid, 1<<20)
+	used, cache := guestMemoryMiB(t, e.mustRun("vm", "shell", "idle", "--", "free", "-m"))
+	balloon := e.mustRun("vm", "shell", "idle", "--", "sh", "-c", "ls /sys/bus/virtio/drivers/virtio_balloon 2>&1 | grep virtio || echo none")
+	t.Logf("accelerator %s; start to running %.1f s, QEMU's CPU time then %.1f s; QEMU RSS %d MiB after boot, %d MiB idle (guest RAM %d MiB, the rest %d MiB); guest used %.0f MiB, buff/cache %.0f MiB; idle RSS over guest used %.0f MiB; balloon device in the guest: %s",
+		e.vm("idle").Status.Accelerator, boot.Seconds(), bootCPU, booted/1024, (ram+other)/1024, ram/1024, other/1024, used, cache, float64(ram+other)/1024-used, strings.TrimSpace(balloon))
+	if tcg {
+		t.Logf("info jit:\n%s", infoJIT(t, filepath.Join(e.path("lima_home"), "idle", filenames.QMPSock)))
+	}
+
+	e.mustRun("vm", "stop", "idle")
+	if _, errOut, _ := e.run("", "vm", "get", "idle"); strings.Contains(errOut, warning) {
+		t.Errorf("vm get of a stopped VM warns: %q", errOut)
+	}
+}
+
+// qemuPID finds the QEMU process of a VM's instance directory.
+func (e *env) qemuPID(name string) int {
+	e.t.Helper()
+	dir := filepath.Join(e.path("lima_home"), name)
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		if cmd := string(data); strings.Contains(cmd, "qemu-system") && strings.Contains(cmd, dir) {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+			return pid
+		}
+	}
+	e.t.Fatalf("no QEMU runs VM %s", name)
+	return 0
+}
+
+// qemuMemoryKiB splits pid's resident memory into the guest's RAM (the one
+// mapping of guestKiB) and everything else.
+func qemuMemoryKiB(b testing.TB, pid, guestKiB int) (ram, rest int) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/smaps", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	size := 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 2 {
+			continue
+		}
+		n, _ := strconv.Atoi(fields[1])
+		switch fields[0] {
+		case "Size:":
+			size = n
+		case "Rss:":
+			if size == guestKiB && ram == 0 {
+				ram = n
+			} else {
+				rest += n
+			}
+		}
+	}
+	if ram == 0 {
+		b.Fatalf("QEMU %d has no mapping of %d KiB, the guest's RAM", pid, guestKiB)
+	}
+	return ram, rest
+}
+
+// cpuSeconds is the CPU time pid used so far, user and system.
+func cpuSeconds(t testing.TB, pid int) float64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fields after the command's name, which ends with the last ')':
+	// utime and stime are the 14th and 15th of the line.
+	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+	utime, _ := strconv.ParseFloat(f[11], 64)
+	stime, _ := strconv.ParseFloat(f[12], 64)
+	return (utime + stime) / 100 // USER_HZ, 100 on Linux
+}
+
+// guestMemoryMiB reads the used and buff/cache columns of `free -m`.
+func guestMemoryMiB(b testing.TB, free string) (used, cache float64) {
+	for _, line := range strings.Split(free, "\n") {
+		if f := strings.Fields(line); len(f) >= 6 && f[0] == "Mem:" {
+			used, _ = strconv.ParseFloat(f[2], 64)
+			cache, _ = strconv.ParseFloat(f[5], 64)
+			return used, cache
+		}
+	}
+	b.Fatalf("no Mem: line in free's output %q", free)
+	return 0, 0
+}
+
+// infoJIT asks QEMU's monitor for its translation statistics under TCG, or
+// says why it could not.
+func infoJIT(b testing.TB, socket string) string {
+	mon, err := qmp.NewSocketMonitor("unix", socket, 5*time.Second)
+	if err != nil {
+		return err.Error()
+	}
+	if err := mon.Connect(); err != nil {
+		return err.Error()
+	}
+	defer mon.Disconnect()
+	out, err := mon.Run([]byte(`{"execute":"human-monitor-command","arguments":{"command-line":"info jit"}}`))
+	if err != nil {
+		return err.Error()
+	}
+	var res struct {
+		Return string `json:"return"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		return err.Error()
+	}
+	return res.Return
+}
