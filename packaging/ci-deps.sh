@@ -6,15 +6,15 @@
 # the package checks dpkg and lintian (check-deb.sh), rpm and rpmlint
 # (check-rpm.sh). The tray's settings window (Fyne on GLFW) builds with cgo
 # against OpenGL and X11's headers, and the tray's tests run it under Xvfb
-# with xdotool and ImageMagick's import for the window and a private D-Bus
-# session bus (dbus above) for the tray menu. The App's end-to-end test
+# with xdotool and ImageMagick's import for the window, xclip for the
+# clipboard and a private D-Bus session bus (dbus above) for the tray menu. The App's end-to-end test
 # talks to Docker in its VM with the host's docker CLI (Debian ships it
 # only in docker.io) and imports a busybox-static root file system as an
 # image made offline.
 set -euo pipefail
 pkgs=(systemd systemd-sysv libpam-systemd dbus dbus-user-session util-linux passwd dpkg lintian rpm rpmlint
 	gcc libc6-dev pkg-config libgl1-mesa-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev
-	xvfb libgl1-mesa-dri x11-utils xdotool imagemagick
+	xvfb libgl1-mesa-dri x11-utils xdotool imagemagick xclip
 	docker.io busybox-static)
 missing=()
 for p in "${pkgs[@]}"; do
