@@ -132,12 +132,19 @@ func hostAgentLogTail(dir string) string {
 // event to the one that reports the VM running.
 func hostAgentBoot(b *testing.B, path string) time.Duration {
 	b.Helper()
+	first, running := hostAgentTimes(b, path)
+	return running.Sub(first)
+}
+
+// hostAgentTimes reads a host agent's event log: when its first event was
+// written, and the one that reports the VM running.
+func hostAgentTimes(b *testing.B, path string) (first, running time.Time) {
+	b.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer f.Close()
-	var first time.Time
 	dec := json.NewDecoder(f)
 	for {
 		var ev events.Event
@@ -148,7 +155,7 @@ func hostAgentBoot(b *testing.B, path string) time.Duration {
 			first = ev.Time
 		}
 		if ev.Status.Running {
-			return ev.Time.Sub(first)
+			return first, ev.Time
 		}
 	}
 }
