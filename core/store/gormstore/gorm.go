@@ -218,11 +218,17 @@ func (s *DB) load(ctx context.Context) error {
 	if bounds.Min == 0 {
 		s.oldest.Store(bounds.Max + 1)
 	}
-	var rows []objectRow
-	if err := db.Find(&rows).Error; err != nil {
+	// Row by row: a database of many objects is never in memory twice.
+	rows, err := db.Model(&objectRow{}).Rows()
+	if err != nil {
 		return fmt.Errorf("load objects: %w", err)
 	}
-	for _, r := range rows {
+	defer rows.Close()
+	for rows.Next() {
+		var r objectRow
+		if err := db.ScanRows(rows, &r); err != nil {
+			return fmt.Errorf("load objects: %w", err)
+		}
 		k, ok := resource.KindOf(r.Kind)
 		if !ok {
 			return fmt.Errorf("database holds objects of unknown kind %q", r.Kind)
@@ -232,6 +238,9 @@ func (s *DB) load(ctx context.Context) error {
 			return fmt.Errorf("load %s/%s/%s: %w", r.Kind, r.Namespace, r.Name, err)
 		}
 		s.index.put(entryOf(obj, r.Body))
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("load objects: %w", err)
 	}
 	return nil
 }
