@@ -1,0 +1,132 @@
+package tray
+
+import (
+	"sync"
+
+	"fyne.io/systray"
+
+	"paddock.dev/paddock/app/menu"
+)
+
+// systrayHost shows the menu with fyne.io/systray: over D-Bus as a
+// StatusNotifierItem with a com.canonical.dbusmenu menu on Linux, through
+// the shell's notification area on Windows, the menu bar on macOS.
+//
+// A menu of the same shape as the one shown (the same items, separators
+// and submenus, in the same places) is shown by changing the items' labels,
+// states and actions in place; only a new shape rebuilds the menu. So a
+// tray host's ids stay valid across most changes, and a click that arrives
+// while the status line changes is not sent to an item being removed.
+type systrayHost struct {
+	mu      sync.Mutex
+	shape   []menu.Item // the items shown, for their shape
+	items   []*systray.MenuItem
+	actions []menu.Action // by the index of items
+	click   func(menu.Action)
+}
+
+func (h *systrayHost) SetMenu(items []menu.Item, click func(menu.Action)) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.click = click
+	if sameShape(h.shape, items) {
+		var shown []menu.Item
+		walk(h.shape, func(it menu.Item) { shown = append(shown, it) })
+		i := 0
+		walk(items, func(it menu.Item) {
+			// Each change is a signal to the tray host: only real ones.
+			if it.Label != shown[i].Label {
+				h.items[i].SetTitle(it.Label)
+			}
+			switch {
+			case it.Enabled && !shown[i].Enabled:
+				h.items[i].Enable()
+			case !it.Enabled && shown[i].Enabled:
+				h.items[i].Disable()
+			}
+			h.actions[i] = it.Action
+			i++
+		})
+		h.shape = items
+		return
+	}
+	// Removing the items also ends the goroutines that wait for their
+	// clicks: it closes their channels.
+	systray.ResetMenu()
+	h.shape, h.items, h.actions = items, nil, nil
+	h.add(items, nil)
+}
+
+// add adds items under parent (nil: the menu itself), in the order walk
+// visits them.
+func (h *systrayHost) add(items []menu.Item, parent *systray.MenuItem) {
+	for _, it := range items {
+		if it.Separator {
+			if parent != nil {
+				parent.AddSeparator()
+			} else {
+				systray.AddSeparator()
+			}
+			continue
+		}
+		var item *systray.MenuItem
+		if parent != nil {
+			item = parent.AddSubMenuItem(it.Label, "")
+		} else {
+			item = systray.AddMenuItem(it.Label, "")
+		}
+		if !it.Enabled {
+			item.Disable()
+		}
+		index := len(h.items)
+		h.items = append(h.items, item)
+		h.actions = append(h.actions, it.Action)
+		go func() {
+			for range item.ClickedCh {
+				h.clicked(index)
+			}
+		}()
+		h.add(it.Children, item)
+	}
+}
+
+// clicked passes a click on the item at index on with the item's action
+// now.
+func (h *systrayHost) clicked(index int) {
+	h.mu.Lock()
+	action, click := h.actions[index], h.click
+	h.mu.Unlock()
+	if action.Do != menu.DoNothing {
+		click(action)
+	}
+}
+
+// walk visits every item that is not a separator, each before its
+// children.
+func walk(items []menu.Item, visit func(menu.Item)) {
+	for _, it := range items {
+		if !it.Separator {
+			visit(it)
+			walk(it.Children, visit)
+		}
+	}
+}
+
+// sameShape reports whether a and b have their items, separators and
+// submenus in the same places.
+func sameShape(a, b []menu.Item) bool {
+	if len(a) != len(b) || (a == nil) != (b == nil) {
+		return false
+	}
+	for i := range a {
+		if a[i].Separator != b[i].Separator || (a[i].Children == nil) != (b[i].Children == nil) ||
+			!sameShape(a[i].Children, b[i].Children) {
+			return false
+		}
+	}
+	return true
+}
+
+func (*systrayHost) SetIcon(png []byte) { systray.SetIcon(png) }
+
+func (*systrayHost) Quit() { systray.Quit() }
