@@ -92,6 +92,13 @@ type Input struct {
 	Image  Image
 }
 
+// Socket is the Docker endpoint of the instance whose short directory is
+// shortDir where Docker speaks to the forwarded socket itself (Linux,
+// macOS): unix://SHORTDIR/docker.sock.
+func Socket(shortDir string) string {
+	return "unix://" + app.EngineSocket(shortDir, resource.EngineMoby)
+}
+
 // Pipe is the named pipe through which Windows reaches the engine of
 // instance, as a Docker endpoint: npipe:////./pipe/paddock-INSTANCE.
 func Pipe(instance string) string {

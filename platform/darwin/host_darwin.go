@@ -24,3 +24,9 @@ func (Host) AppTarget(ctx context.Context) apptemplate.Target {
 func (Host) Check(ctx context.Context, opts hostcheck.Options) hostcheck.Report {
 	return hostcheck.Gather(ctx, opts)
 }
+
+// DockerEndpoint is the forwarded socket.
+func (Host) DockerEndpoint(p instance.Paths) string { return apptemplate.Socket(p.ShortDir) }
+
+// ServeDocker has nothing to serve: Lima forwards the socket.
+func (Host) ServeDocker(context.Context, instance.Paths) error { return nil }

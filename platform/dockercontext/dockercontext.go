@@ -35,6 +35,10 @@ type Context struct {
 	ConfigDir string
 	// StateFile remembers the context this one replaced as current.
 	StateFile string
+	// Endpoint is the Docker endpoint the context names; empty means
+	// docker.sock in ShortDir (unix://...). On Windows it is the
+	// instance's named pipe (npipe://...).
+	Endpoint string
 }
 
 var _ app.HostContext = Context{}
@@ -94,7 +98,7 @@ func (c Context) Use(ctx context.Context, engine string) error {
 	want, err := json.Marshal(meta{
 		Name:      c.Name,
 		Metadata:  map[string]string{"Description": "Paddock's App: Docker in its VM"},
-		Endpoints: map[string]endpoint{"docker": {Host: "unix://" + app.EngineSocket(c.ShortDir, engine)}},
+		Endpoints: map[string]endpoint{"docker": {Host: c.endpoint(engine)}},
 	})
 	if err != nil {
 		return err
@@ -121,6 +125,13 @@ func (c Context) Use(ctx context.Context, engine string) error {
 		return err
 	}
 	return setCurrent(config, cfg, c.Name)
+}
+
+func (c Context) endpoint(engine string) string {
+	if c.Endpoint != "" {
+		return c.Endpoint
+	}
+	return "unix://" + app.EngineSocket(c.ShortDir, engine)
 }
 
 // Remove deletes the context and, if it is current, makes current again

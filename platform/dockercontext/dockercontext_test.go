@@ -106,3 +106,16 @@ func TestAContextThatAnswersStaysCurrent(t *testing.T) {
 		t.Fatal("NameFor")
 	}
 }
+
+// On Windows the context names the instance's named pipe.
+func TestAContextNamesItsEndpoint(t *testing.T) {
+	c := setup(t, "")
+	c.Endpoint = "npipe:////./pipe/paddock-x"
+	if err := c.Use(context.Background(), resource.EngineMoby); err != nil {
+		t.Fatal(err)
+	}
+	m := readJSON(t, filepath.Join(metaDir(c.ConfigDir, c.Name), "meta.json"))
+	if host := m["Endpoints"].(map[string]any)["docker"].(map[string]any)["Host"]; host != c.Endpoint {
+		t.Fatalf("endpoint %v, want %s", host, c.Endpoint)
+	}
+}

@@ -17,6 +17,14 @@ type Host interface {
 	AppTarget(ctx context.Context) apptemplate.Target
 	// Check says what this host lacks to run the App.
 	Check(ctx context.Context, opts hostcheck.Options) hostcheck.Report
+	// DockerEndpoint is where the host's docker CLI reaches the App's
+	// Docker: the forwarded socket in the short directory, or on Windows
+	// the instance's named pipe (apptemplate.Pipe).
+	DockerEndpoint(p instance.Paths) string
+	// ServeDocker serves DockerEndpoint until ctx ends where something
+	// must (on Windows the pipe, relayed to the forwarded socket), and
+	// returns nil at once elsewhere.
+	ServeDocker(ctx context.Context, p instance.Paths) error
 }
 
 // AppTemplate is the App's template of the instance at p on h, booting

@@ -21,8 +21,9 @@ type Source struct {
 	// template.yaml fragment names the disk, kernel and initrd, and its
 	// container engines are installed.
 	Dir string
-	// Disk is a cloud disk image (qcow2 or raw) booted by its own boot
-	// loader, whose container engine is installed at its first boot: a
+	// Disk is a cloud disk image (qcow2 or raw; for WSL2 a root file
+	// system tarball) booted by its own boot loader (WSL2's kernel),
+	// whose container engine is installed at its first boot: a
 	// local file, or an http(s) URL that Fetcher downloads and checks
 	// against Digest.
 	Disk   string
@@ -66,12 +67,14 @@ func Choose(override string, built []string, goarch string) (Source, error) {
 	return Source{}, fmt.Errorf("no published guest image for %s: build one with platform/linux/guestimage/build.sh, or name one with --image", goarch)
 }
 
+// isDiskFile reports whether path names a disk image, or a root file
+// system tarball (.tar, .tar.gz, ...), which WSL2 boots.
 func isDiskFile(path string) bool {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".qcow2", ".img", ".raw":
 		return true
 	}
-	return false
+	return strings.Contains(strings.ToLower(filepath.Base(path)), ".tar")
 }
 
 func limaArch(goarch string) string {
@@ -98,7 +101,7 @@ func Find(override, goarch string) (Source, error) {
 	switch {
 	case s.Dir != "":
 		if _, err := os.Stat(filepath.Join(s.Dir, "template.yaml")); err != nil {
-			return Source{}, fmt.Errorf("image %s is no guest image directory (one that platform/linux/guestimage/build.sh printed) nor a disk image file (.qcow2, .img, .raw): %w", override, err)
+			return Source{}, fmt.Errorf("image %s is no guest image directory (one that platform/linux/guestimage/build.sh printed) nor a disk image file (.qcow2, .img, .raw) or root file system tarball (.tar.gz): %w", override, err)
 		}
 	case s.Remote():
 		return Source{}, fmt.Errorf("image %s: a download must be checked against a digest, which a URL does not carry: download the image, check it, and name the file", override)

@@ -17,6 +17,7 @@ func TestChooseTakesTheOverrideThenTheNewestBuiltThenDebian(t *testing.T) {
 		{"a built directory named", "/img/a", []string{"/cache/b"}, "amd64", Source{Dir: "/img/a"}},
 		{"a disk file named", "/img/debian.qcow2", []string{"/cache/b"}, "amd64", Source{Disk: "/img/debian.qcow2", Arch: "x86_64"}},
 		{"a URL named", "https://example.org/d.img", nil, "arm64", Source{Disk: "https://example.org/d.img", Arch: "aarch64"}},
+		{"a WSL2 root file system tarball named", `C:\Users\Jane Doe\rootfs.tar.gz`, nil, "amd64", Source{Disk: `C:\Users\Jane Doe\rootfs.tar.gz`, Arch: "x86_64"}},
 		{"the newest built", "", []string{"/cache/new", "/cache/old"}, "amd64", Source{Dir: "/cache/new"}},
 		{"Debian on amd64", "", nil, "amd64", published["amd64"]},
 		{"Debian on arm64", "", nil, "arm64", published["arm64"]},

@@ -143,8 +143,9 @@ func (d *Driver) Create(ctx context.Context, name string, templateYAML []byte) e
 }
 
 // Delete stops the instance if it runs (forcibly: it is going away) and
-// removes its directory and its pending-create marker. Deleting an instance
-// that does not exist succeeds.
+// removes its directory and its pending-create marker, and on Windows its
+// WSL distribution (forgetDistro). Deleting an instance that does not
+// exist succeeds.
 func (d *Driver) Delete(ctx context.Context, name string) error {
 	if err := d.init(); err != nil {
 		return err
@@ -165,6 +166,9 @@ func (d *Driver) Delete(ctx context.Context, name string) error {
 		if err := limainstance.Delete(ctx, inst, true); err != nil {
 			return fmt.Errorf("delete instance %s: %w", name, err)
 		}
+	}
+	if err := forgetDistro(ctx, name); err != nil {
+		return fmt.Errorf("delete instance %s: unregister its WSL distribution: %w", name, err)
 	}
 	return d.Commit(name)
 }

@@ -77,6 +77,19 @@ func TestE2ELifecycle(t *testing.T) {
 		t.Fatalf("after restart: host agent %d running %v, want a new running host agent", restarted.HostAgentPID, restarted.Running)
 	}
 
+	// A host agent that cannot answer the interrupt (frozen by SIGSTOP)
+	// is killed when its grace period ends, and its VM with it.
+	if err := syscall.Kill(restarted.HostAgentPID, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Stop(ctx, name, 3*time.Second); err != nil {
+		t.Fatalf("stop of a frozen host agent: %v", err)
+	}
+	if forced := inspect(t, d, name); forced.HostAgentAlive || forced.DriverAlive {
+		t.Fatalf("after the grace period: host agent alive %v, VM alive %v", forced.HostAgentAlive, forced.DriverAlive)
+	}
+
+	startRunning(t, d, name)
 	if err := d.Stop(ctx, name, 2*time.Minute); err != nil {
 		t.Fatal(err)
 	}

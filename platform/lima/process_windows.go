@@ -1,6 +1,10 @@
 package lima
 
-import "golang.org/x/sys/windows"
+import (
+	"golang.org/x/sys/windows"
+
+	pwindows "paddock.dev/paddock/platform/windows"
+)
 
 // stillActive is the exit code GetExitCodeProcess reports for a live process.
 const stillActive = 259
@@ -17,3 +21,19 @@ func processAlive(pid int, _ string) bool {
 	var code uint32
 	return windows.GetExitCodeProcess(h, &code) == nil && code == stillActive
 }
+
+// interrupt asks the host agent pid to stop with the console control event
+// that platform/windows.StopPlan chooses: it leads its own process group
+// (Start gives it one), so CTRL_BREAK_EVENT, sent from the daemon's
+// console when it shares it, or from the host agent's own console, which
+// a daemon without one (a service) attaches to for the moment. A console
+// control event reaches no other process, unlike a signal on Unix; when
+// none can reach it, sent is false and reason says why, and Stop
+// terminates it at once.
+func interrupt(pid int) (sent bool, reason string, err error) {
+	return pwindows.Interrupt(pid, true)
+}
+
+// terminate ends pid by TerminateProcess. (Lima's own forced stop sends
+// CTRL_BREAK_EVENT on Windows, which a hung process ignores.)
+func terminate(pid int) error { return pwindows.TerminateProcess(pid) }

@@ -187,15 +187,25 @@ func (d *Driver) clearLeftovers(state Instance) error {
 	if err != nil {
 		return err
 	}
-	// Lima's StopForcibly kills the pids it read; only ones that are still
-	// this instance's processes may be killed.
-	if !state.HostAgentAlive {
-		inst.HostAgentPID = 0
+	// Only pids that are still this instance's processes may be killed.
+	// They are killed here rather than by Lima's StopForcibly, whose
+	// "SIGKILL" is a CTRL_BREAK_EVENT on Windows, which a hung process
+	// ignores; StopForcibly then removes the files.
+	for _, p := range []struct {
+		alive bool
+		pid   int
+		what  string
+	}{{state.DriverAlive, inst.DriverPID, "VM process"}, {state.HostAgentAlive, inst.HostAgentPID, "host agent"}} {
+		if !p.alive || p.pid <= 0 {
+			continue
+		}
+		d.Logger.Info("killing the instance's "+p.what, "instance", state.Name, "pid", p.pid)
+		if err := terminate(p.pid); err != nil && !errors.Is(err, os.ErrProcessDone) {
+			d.Logger.Warn("cannot kill the instance's "+p.what, "instance", state.Name, "pid", p.pid, "error", err)
+		}
 	}
-	if !state.DriverAlive {
-		inst.DriverPID = 0
-	}
-	d.Logger.Info("clearing what a dead host agent left", "instance", state.Name, "vmProcess", inst.DriverPID)
+	inst.HostAgentPID, inst.DriverPID = 0, 0
+	d.Logger.Info("clearing what the instance's processes left", "instance", state.Name)
 	limainstance.StopForcibly(inst)
 	return d.waitGone(state.Name, pidGoneTimeout)
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/lima-vm/lima/pkg/limayaml"
-	"github.com/lima-vm/lima/pkg/osutil"
 )
 
 // pidGoneTimeout bounds the wait for killed processes to disappear.
@@ -23,8 +22,10 @@ const stopPoll = 100 * time.Millisecond
 // and the VM process to be gone; whatever still runs then is killed, and
 // stale pid and socket files are removed. grace 0 kills at once. The
 // interrupt is SIGINT on Unix; on Windows it is a CTRL_BREAK_EVENT to the
-// host agent's process group, which Go delivers to it as os.Interrupt, and
-// the forced stop is TerminateProcess. Stopping a stopped instance, or one
+// host agent's process group, which Go delivers to it as os.Interrupt, when
+// one can reach it (interrupt, in process_windows.go), else the host agent
+// is killed at once; the kill is SIGKILL on Unix, TerminateProcess on
+// Windows. Stopping a stopped instance, or one
 // that does not exist, succeeds.
 func (d *Driver) Stop(ctx context.Context, name string, grace time.Duration) error {
 	if err := d.init(); err != nil {
@@ -35,10 +36,19 @@ func (d *Driver) Stop(ctx context.Context, name string, grace time.Duration) err
 		return err
 	}
 	if state.HostAgentAlive && grace > 0 {
-		d.Logger.Info("stopping instance gracefully", "instance", name, "hostAgent", state.HostAgentPID, "grace", grace)
-		if err := osutil.SysKill(state.HostAgentPID, osutil.SigInt); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		sent, reason, err := interrupt(state.HostAgentPID)
+		if err != nil && !errors.Is(err, os.ErrProcessDone) {
 			return fmt.Errorf("instance %s: interrupt host agent %d: %w", name, state.HostAgentPID, err)
 		}
+		if !sent {
+			// Only on Windows: a console control event reaches only
+			// processes on the sender's console.
+			d.Logger.Warn("cannot ask the host agent to stop gracefully; killing it", "instance", name, "hostAgent", state.HostAgentPID, "reason", reason)
+			grace = 0
+		}
+	}
+	if state.HostAgentAlive && grace > 0 {
+		d.Logger.Info("stopping instance gracefully", "instance", name, "hostAgent", state.HostAgentPID, "grace", grace)
 		waitCtx, cancel := context.WithTimeout(ctx, grace)
 		err := d.waitStopped(waitCtx, name)
 		cancel()

@@ -3,7 +3,9 @@ package windows
 import (
 	"context"
 
+	"paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/instance"
+	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/platform/apptemplate"
 	"paddock.dev/paddock/platform/hostcheck"
 )
@@ -23,4 +25,14 @@ func (Host) AppTarget(context.Context) apptemplate.Target {
 // free disk.
 func (Host) Check(ctx context.Context, opts hostcheck.Options) hostcheck.Report {
 	return hostcheck.Gather(ctx, opts)
+}
+
+// DockerEndpoint is the instance's named pipe.
+func (Host) DockerEndpoint(p instance.Paths) string { return apptemplate.Pipe(p.Instance) }
+
+// ServeDocker serves the instance's named pipe, relayed to the socket Lima
+// forwards (Docker on Windows speaks to named pipes, Lima v1.2.2 forwards
+// to sockets only).
+func (Host) ServeDocker(ctx context.Context, p instance.Paths) error {
+	return ServePipe(ctx, apptemplate.PipePath(p.Instance), app.EngineSocket(p.ShortDir, resource.EngineMoby))
 }

@@ -13,11 +13,13 @@ const (
 	// leads (it was started with CREATE_NEW_PROCESS_GROUP, as Lima starts
 	// its host agents): Go delivers it to the process as os.Interrupt.
 	CtrlBreak StopAction = "ctrl-break"
-	// CtrlC sends CTRL_C_EVENT to every process on the caller's console
-	// (process group 0), the caller included, which must ignore it.
-	CtrlC StopAction = "ctrl-c"
+	// AttachCtrlBreak detaches from the caller's console (if any),
+	// attaches to the process's console, sends CTRL_BREAK_EVENT to the
+	// process group the process leads, then detaches.
+	AttachCtrlBreak StopAction = "attach-ctrl-break"
 	// AttachCtrlC detaches from the caller's console (if any), attaches to
-	// the process's console and sends CTRL_C_EVENT to it, then detaches.
+	// the process's console and sends CTRL_C_EVENT to every process on it
+	// (process group 0) while the caller ignores it, then detaches.
 	AttachCtrlC StopAction = "attach-ctrl-c"
 	// Wait waits for the process to exit, at most the step's Timeout.
 	Wait StopAction = "wait"
@@ -57,21 +59,26 @@ type StopTarget struct {
 // The asymmetry with Unix: a signal reaches any process the caller may
 // signal, but a console control event only reaches processes attached to
 // the console of the caller that generates it (GenerateConsoleCtrlEvent
-// sends to a process group on the caller's own console). So a process that
-// shares the caller's console gets CTRL_BREAK_EVENT to its group (or
-// CTRL_C_EVENT to the whole console, group 0, when it leads no group of its
-// own: that reaches the caller too, which must ignore it); one with a
-// console of its own gets CTRL_C_EVENT after the caller attaches to that
-// console, when the caller may leave its own for a moment; any other (a
-// process without a console, such as one started detached by a service)
-// cannot be asked to stop and is terminated at once.
+// sends to a process group on the caller's own console), and a process
+// group of its own (CREATE_NEW_PROCESS_GROUP) ignores CTRL_C_EVENT. So a
+// process that shares the caller's console gets CTRL_BREAK_EVENT to the
+// group it leads; one that shares the console and the caller's group
+// cannot be sent an event that spares the caller, and is terminated (every
+// helper Paddock starts leads its own group); one with a console of its
+// own gets CTRL_BREAK_EVENT (or CTRL_C_EVENT, when it leads no group)
+// after the caller attaches to that console, when the caller may leave its
+// own for a moment (a service has none); any other (a process without a
+// console, such as one started detached) cannot be asked to stop and is
+// terminated at once.
 func StopPlan(t StopTarget, grace time.Duration) (steps []StopStep, reason string) {
 	terminate := StopStep{Action: Terminate}
 	switch {
 	case t.SharesConsole && t.OwnGroup:
 		return []StopStep{{Action: CtrlBreak}, {Action: Wait, Timeout: grace}, terminate}, ""
 	case t.SharesConsole:
-		return []StopStep{{Action: CtrlC}, {Action: Wait, Timeout: grace}, terminate}, ""
+		return []StopStep{terminate}, "the process is in this process's group on its console, so a control event would stop this process too"
+	case t.HasConsole && t.CallerMayDetach && t.OwnGroup:
+		return []StopStep{{Action: AttachCtrlBreak}, {Action: Wait, Timeout: grace}, terminate}, ""
 	case t.HasConsole && t.CallerMayDetach:
 		return []StopStep{{Action: AttachCtrlC}, {Action: Wait, Timeout: grace}, terminate}, ""
 	case t.HasConsole:

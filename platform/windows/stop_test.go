@@ -15,7 +15,8 @@ func TestStopPlan(t *testing.T) {
 		reason string
 	}{
 		{"a host agent in its own group on our console", StopTarget{SharesConsole: true, OwnGroup: true}, "ctrl-break, wait 10s, terminate", ""},
-		{"a child on our console in our group", StopTarget{SharesConsole: true}, "ctrl-c, wait 10s, terminate", ""},
+		{"a child on our console in our group", StopTarget{SharesConsole: true}, "terminate", "would stop this process too"},
+		{"a host agent with its own console, from a service", StopTarget{HasConsole: true, OwnGroup: true, CallerMayDetach: true}, "attach-ctrl-break, wait 10s, terminate", ""},
 		{"a daemon in another terminal, from a service", StopTarget{HasConsole: true, CallerMayDetach: true}, "attach-ctrl-c, wait 10s, terminate", ""},
 		{"a daemon in another terminal, from a CLI in a terminal", StopTarget{HasConsole: true}, "terminate", "cannot leave its console"},
 		{"a detached process", StopTarget{OwnGroup: true, CallerMayDetach: true}, "terminate", "has no console"},
@@ -35,5 +36,47 @@ func TestStopPlan(t *testing.T) {
 				t.Errorf("StopPlan(%+v) does not wait and then terminate: %v", tc.target, got)
 			}
 		})
+	}
+}
+
+// The kernel32 calls of each control event step, in order: what the
+// Windows executor (interrupt_windows.go) runs, checked here on any OS.
+func TestConsoleCalls(t *testing.T) {
+	for _, tc := range []struct {
+		action StopAction
+		want   string
+	}{
+		{CtrlBreak, "GenerateConsoleCtrlEvent[1 4242]"},
+		{AttachCtrlBreak, "FreeConsole[] AttachConsole[4242] GenerateConsoleCtrlEvent[1 4242] FreeConsole[]"},
+		{AttachCtrlC, "FreeConsole[] AttachConsole[4242] SetConsoleCtrlHandler[0 1] GenerateConsoleCtrlEvent[0 0] FreeConsole[] SetConsoleCtrlHandler[0 0]"},
+		{Wait, ""},
+		{Terminate, ""},
+	} {
+		var got []string
+		for _, c := range ConsoleCalls(StopStep{Action: tc.action}, 4242) {
+			got = append(got, c.String())
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%s: %v, want %s", tc.action, got, tc.want)
+		}
+	}
+}
+
+// What `wsl.exe --list --quiet` prints, decoded: a list (the default
+// distribution is not marked in it), or a message when there is none.
+func TestListed(t *testing.T) {
+	list := "Ubuntu\r\nlima-default\r\nLima-Dev\r\n"
+	for _, tc := range []struct {
+		out, name string
+		want      bool
+	}{
+		{list, "default", true},
+		{list, "dev", true}, // WSL ignores case
+		{list, "de", false},
+		{"Windows Subsystem for Linux has no installed distributions.\r\nDistributions can be installed by visiting the Microsoft Store:\r\nhttps://aka.ms/wslstore\r\n", "default", false},
+	} {
+		if got := Listed(tc.out, Distro(tc.name)); got != tc.want {
+			t.Errorf("Listed(%q, %s) = %v", tc.out, Distro(tc.name), got)
+		}
 	}
 }

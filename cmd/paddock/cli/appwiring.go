@@ -17,20 +17,22 @@ import (
 // appOptions gives the App's controller the instance's parts: this host's
 // template (its VM type, platform/host) booting img, the engine reached
 // through the instance's sockets, and the docker context named after the
-// instance.
+// instance, pointing at this host's Docker endpoint.
 func appOptions(ctx context.Context, p instance.Paths, img image.Source, log *slog.Logger, meters *metrics.Metrics) (app.Options, error) {
 	cache, err := image.DownloadCache()
 	if err != nil {
 		return app.Options{}, err
 	}
 	fetcher := &image.Fetcher{Cache: cache}
+	h := host.Current()
 	return app.Options{
-		Template: host.AppTemplate(ctx, host.Current(), p, fetcher.Boot(img)),
+		Template: host.AppTemplate(ctx, h, p, fetcher.Boot(img)),
 		Engine:   engine.Pinger{ShortDir: p.ShortDir},
 		Context: dockercontext.Context{
 			Name:      dockerContextName(p),
 			ShortDir:  p.ShortDir,
 			StateFile: filepath.Join(p.Dir, "docker-context-replaced"),
+			Endpoint:  h.DockerEndpoint(p),
 		},
 		Logger:  log,
 		Metrics: meters,

@@ -63,8 +63,8 @@ for PostgreSQL. One daemon only may use a database.
 --image (or PADDOCK_APP_IMAGE) names the guest image the App boots, for a
 machine without a network: a directory that
 platform/linux/guestimage/build.sh printed, or a cloud disk image file
-(.qcow2, .img, .raw) whose container engine is installed at its first
-boot. Without it, the App boots the newest image build.sh left in the
+(.qcow2, .img, .raw; on Windows a root file system tarball, .tar.gz) whose
+container engine is installed at its first boot. Without it, the App boots the newest image build.sh left in the
 image cache, else the published Debian 12 cloud image, downloaded once
 (checked against its pinned SHA-512) into ~/.cache/paddock/downloads. The
 choice is made when the daemon starts.`,
@@ -179,6 +179,11 @@ func runDaemon(ctx context.Context, cfg daemonConfig) error {
 	}
 	apps := app.New(st, appOpts)
 	controllers.Go(func() { apps.Run(ctrlCtx) })
+	controllers.Go(func() {
+		if err := host.Current().ServeDocker(ctrlCtx, p); err != nil {
+			log.Error("the App's Docker endpoint cannot be served", "endpoint", host.Current().DockerEndpoint(p), "err", err)
+		}
+	})
 
 	hostCheck := func(ctx context.Context) resource.HostReport { return host.Current().Check(ctx, hostCheckOptions(p)) }
 	srv := api.New(api.Config{Store: st, Logger: log, VMAccess: driver, Host: hostCheck, Metrics: meters})
