@@ -77,6 +77,12 @@ func TestTrayEndToEnd(t *testing.T) {
 	if err := e.client.Ready(e.ctx); err != nil {
 		t.Fatalf("quitting the tray stopped the daemon: %v", err)
 	}
+	// The settings window, still open, closes with the tray.
+	for deadline := time.Now().Add(10 * time.Second); e.settingsWindow() != ""; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the settings window stayed open after Quit")
+		}
+	}
 }
 
 // requireE2E skips t unless PADDOCK_E2E=1, and then fails it when a tool
@@ -296,8 +302,7 @@ func (e *e2e) screenshotSettings(m trayMenu, items []menuItem) {
 	m.click(items, menu.LabelSettings)
 	var wid string
 	for deadline := time.Now().Add(20 * time.Second); wid == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		out, _ := e.x("xdotool", "search", "--onlyvisible", "--name", "^"+settings.Title+"$").Output()
-		wid, _, _ = strings.Cut(strings.TrimSpace(string(out)), "\n")
+		wid = e.settingsWindow()
 	}
 	if wid == "" {
 		e.t.Fatal("Settings… opened no visible window")
@@ -320,6 +325,14 @@ func (e *e2e) screenshotSettings(m trayMenu, items []menuItem) {
 		e.t.Fatalf("the settings window looks blank: %d colours, %.1f%% of it not background (%s)", colors, 100*share, path)
 	}
 	e.t.Logf("settings window: %s", path)
+}
+
+// settingsWindow is the X window id of the visible settings window, ""
+// when there is none.
+func (e *e2e) settingsWindow() string {
+	out, _ := e.x("xdotool", "search", "--onlyvisible", "--name", "^"+settings.Title+"$").Output()
+	wid, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	return wid
 }
 
 // x runs an X client against the test's X server.

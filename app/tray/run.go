@@ -24,7 +24,8 @@ func Run(opts Options) error {
 		go func() { followed <- t.follow() }()
 	}, nil)
 	cancel()
-	t.closeSettings()
+	// An open settings window closes when this process ends: its
+	// standard input ends.
 	if err := <-followed; !errors.Is(err, context.Canceled) {
 		opts.Log.Error("the tray stopped following the daemon", "err", err)
 		return err

@@ -67,17 +67,6 @@ func (t *Tray) showSettings() error {
 	return nil
 }
 
-// closeSettings closes the settings window, if it is open, by ending its
-// standard input.
-func (t *Tray) closeSettings() {
-	t.mu.Lock()
-	p := t.settings
-	t.mu.Unlock()
-	if p != nil {
-		p.stdin.Close()
-	}
-}
-
 // lastLine is the last line a failed process wrote, which says why, or
 // its exit status.
 func lastLine(out string, err error) string {
