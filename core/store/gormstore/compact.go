@@ -26,9 +26,10 @@ type compaction struct {
 
 // compact trims the event log in tx, which has logged revision rev and
 // holds size bytes of objects: the events past the count bound, those older
-// than the age bound, and the oldest while the log holds more than the byte
-// bound. The newest event stays, so that a watch can always resume from
-// the current revision.
+// than the age bound, and, once the log holds more than the byte bound, the
+// oldest until it holds three quarters of it, so that the writes that follow
+// do not each trim again. The newest event stays, so that a watch can
+// always resume from the current revision.
 func (s *DB) compact(tx *gorm.DB, rev, size int64) (compaction, error) {
 	cut := rev - s.retention
 	var byAge int64
@@ -60,10 +61,12 @@ func (s *DB) compact(tx *gorm.DB, rev, size int64) (compaction, error) {
 }
 
 // sizeCut returns the newest revision to remove for a log of size bytes to
-// hold at most the byte bound, walking the log from its oldest event.
+// hold at most three quarters of the byte bound, walking the log from its
+// oldest event.
 func (s *DB) sizeCut(tx *gorm.DB, size int64) (int64, error) {
+	target := s.maxBytes / 4 * 3
 	var through int64
-	for size > s.maxBytes {
+	for size > target {
 		var rows []struct{ Revision, Size int64 }
 		if err := tx.Model(&eventRow{}).Select("revision, LENGTH(body) AS size").Where("revision > ?", through).
 			Order("revision").Limit(512).Scan(&rows).Error; err != nil {
@@ -73,7 +76,7 @@ func (s *DB) sizeCut(tx *gorm.DB, size int64) (int64, error) {
 			break
 		}
 		for _, r := range rows {
-			if size <= s.maxBytes {
+			if size <= target {
 				break
 			}
 			size -= r.Size
