@@ -55,6 +55,12 @@ func TestTrayEndToEnd(t *testing.T) {
 	}
 
 	e.screenshotSettings(m, items)
+	// Settings… again raises the open window rather than opening another.
+	m.click(m.awaitStatus("Failed: "), menu.LabelSettings)
+	time.Sleep(2 * time.Second) // time enough for a second window
+	if windows := e.settingsWindows(); len(windows) != 1 {
+		t.Errorf("%d settings windows after Settings… twice", len(windows))
+	}
 
 	e.stopDaemon()
 	items = m.awaitStatus(menu.StatusDaemonDown)
@@ -327,12 +333,19 @@ func (e *e2e) screenshotSettings(m trayMenu, items []menuItem) {
 	e.t.Logf("settings window: %s", path)
 }
 
-// settingsWindow is the X window id of the visible settings window, ""
+// settingsWindow is the X window id of a visible settings window, ""
 // when there is none.
 func (e *e2e) settingsWindow() string {
+	if windows := e.settingsWindows(); len(windows) > 0 {
+		return windows[0]
+	}
+	return ""
+}
+
+// settingsWindows are the X window ids of the visible settings windows.
+func (e *e2e) settingsWindows() []string {
 	out, _ := e.x("xdotool", "search", "--onlyvisible", "--name", "^"+settings.Title+"$").Output()
-	wid, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
-	return wid
+	return strings.Fields(string(out))
 }
 
 // x runs an X client against the test's X server.
