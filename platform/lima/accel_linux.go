@@ -37,6 +37,13 @@ func (d *Driver) resolveAccel(ctx context.Context, arch limayaml.Arch) (string, 
 	if warning != "" {
 		d.Logger.Warn(warning)
 	}
+	if accel == qemu.AccelTCG {
+		// Checked here, so that a bad size fails the start with its reason
+		// rather than as a QEMU that exited at once.
+		if _, err := qemu.ParseTBSize(os.Getenv(qemu.EnvTBSize)); err != nil {
+			return "", err
+		}
+	}
 	return string(accel), nil
 }
 

@@ -2,6 +2,7 @@ package qemu
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -43,18 +44,40 @@ func DecideAccel(mode Accel, probeKVM func() error) (accel Accel, warning string
 	return AccelKVM, ""
 }
 
-// TCG options: one host thread per vCPU and a 512 MiB translation cache,
-// as Lima itself uses for emulated guests.
-const tcgAccel = "tcg,thread=multi,tb-size=512"
+// EnvTBSize sets the size of QEMU's TCG translation cache in MiB.
+const EnvTBSize = "PADDOCK_QEMU_TB_SIZE"
+
+// DefaultTBSize is the TCG translation cache's size in MiB unless
+// $PADDOCK_QEMU_TB_SIZE says otherwise: 512, as Lima itself uses for
+// emulated guests. An idle guest holds it all in the host's memory (a boot
+// of the test image fills it twice over), while it needs a tenth of it;
+// smaller sizes save that memory at the cost of translating the boot's
+// code again after each flush (64 MiB: 44 flushes instead of 2).
+const DefaultTBSize = 512
+
+// ParseTBSize reads a translation cache size in MiB, at least 8; empty
+// means DefaultTBSize.
+func ParseTBSize(s string) (int, error) {
+	if strings.TrimSpace(s) == "" {
+		return DefaultTBSize, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 8 || n > 1<<14 {
+		return 0, fmt.Errorf("%s=%q is not a size in MiB from 8 to 16384", EnvTBSize, s)
+	}
+	return n, nil
+}
 
 // RewriteForTCG rewrites the arguments Lima v1.2.2 gives QEMU for a
 // native-architecture guest on Linux, which always ask for KVM, so that the
-// guest runs under TCG instead: "accel=kvm" leaves -machine (and q35 gets
+// guest runs under TCG instead, one host thread per vCPU and a translation
+// cache of tbSize MiB: "accel=kvm" leaves -machine (and q35 gets
 // vmport=off, as Lima sets for TCG), "-accel kvm" becomes TCG, "-accel tcg"
 // options are added when no -accel is left, and "-cpu host" becomes
 // "-cpu max" (host needs KVM), keeping any CPU feature flags. Arguments
 // without KVM in them pass through unchanged.
-func RewriteForTCG(args []string) []string {
+func RewriteForTCG(args []string, tbSize int) []string {
+	tcgAccel := fmt.Sprintf("tcg,thread=multi,tb-size=%d", tbSize)
 	out := make([]string, 0, len(args)+2)
 	rewrote, hasAccel := false, false
 	for i := 0; i < len(args); i++ {

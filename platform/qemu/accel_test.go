@@ -51,7 +51,7 @@ func TestRewriteForTCG(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := strings.Join(RewriteForTCG(strings.Fields(tt.in)), " ")
+			got := strings.Join(RewriteForTCG(strings.Fields(tt.in), DefaultTBSize), " ")
 			if got != tt.want {
 				t.Errorf("RewriteForTCG(%s)\n got %s\nwant %s", tt.in, got, tt.want)
 			}
@@ -62,7 +62,7 @@ func TestRewriteForTCG(t *testing.T) {
 func TestRewriteForTCGLeavesInputAlone(t *testing.T) {
 	in := []string{"-machine", "q35,accel=kvm", "-cpu", "host"}
 	orig := slices.Clone(in)
-	RewriteForTCG(in)
+	RewriteForTCG(in, DefaultTBSize)
 	if !slices.Equal(in, orig) {
 		t.Errorf("input changed to %v", in)
 	}
@@ -114,6 +114,26 @@ func TestIsQEMUWrapperName(t *testing.T) {
 	} {
 		if got := IsWrapperName(argv0); got != want {
 			t.Errorf("IsWrapperName(%q) = %v, want %v", argv0, got, want)
+		}
+	}
+}
+
+func TestRewriteForTCGSizesTheTranslationCache(t *testing.T) {
+	got := strings.Join(RewriteForTCG(strings.Fields("-machine q35,accel=kvm"), 64), " ")
+	if want := "-machine q35,vmport=off -accel tcg,thread=multi,tb-size=64"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+func TestParseTBSize(t *testing.T) {
+	for in, want := range map[string]int{"": DefaultTBSize, "64": 64, " 128 ": 128} {
+		if got, err := ParseTBSize(in); err != nil || got != want {
+			t.Errorf("ParseTBSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"64M", "0", "4", "-1", "99999"} {
+		if _, err := ParseTBSize(in); err == nil || !strings.Contains(err.Error(), EnvTBSize) {
+			t.Errorf("ParseTBSize(%q) = %v; want an error naming %s", in, err, EnvTBSize)
 		}
 	}
 }

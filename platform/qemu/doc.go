@@ -4,8 +4,10 @@
 // kvm or tcg), whether KVM really runs a guest here (ProbeKVM,
 // ProbeKVMCached), and the QEMU wrapper (ExecForTCG): the paddock binary
 // under the name qemu-system-ARCH, which runs a guest under TCG where Lima
-// v1.2.2 would ask for KVM (RewriteForTCG) and drops display devices from
-// a guest without a display (DropDisplayDevices).
+// v1.2.2 would ask for KVM (RewriteForTCG, with a translation cache of
+// $PADDOCK_QEMU_TB_SIZE MiB), gives it a balloon that returns the pages it
+// frees (AddFreePageReporting) and drops display devices from a guest
+// without a display (DropDisplayDevices).
 //
 // The package builds on every OS so that its pure logic is tested
 // everywhere; the probe and the wrapper need Linux and carry a build
