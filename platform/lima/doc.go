@@ -6,8 +6,10 @@
 // A Driver works on the instances under one LIMA_HOME. It is the VM
 // controller's driver (core/vm's Lifecycle, Inspector and Validator roles):
 //
-//   - Validate checks a template with Lima's loader and validator (and
-//     rejects fields Lima does not know) and names the fields at fault;
+//   - Validate makes every check Lima's create makes of a template for an
+//     instance name (the name, Lima's loader and validator, the cloud-init
+//     configuration), rejects fields Lima does not know, and names the
+//     fields at fault, a YAML error by its line;
 //     Create and Reconfigure reject a bad template with a *ValidationError.
 //   - Create makes an instance. It leaves a pending-create marker that the
 //     caller removes with Commit once it has recorded the instance;

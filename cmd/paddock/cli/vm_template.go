@@ -30,6 +30,10 @@ type storedTemplate struct {
 	why     string // why it is not named after the file, or ""
 }
 
+// maxTemplateNames bounds the names store tries for one file: debian,
+// debian-2, ... debian-20.
+const maxTemplateNames = 20
+
 // storeAttempts bounds the retries when another writer changes the
 // ConfigMap between reading and writing it.
 const storeAttempts = 3
@@ -72,24 +76,25 @@ func (st *storedTemplate) store(ctx context.Context, cl *client.Client, chosen s
 			return usageError("cannot name a ConfigMap after %q; choose one with --template-name", st.file)
 		}
 	}
-	var taken []string // why the names tried so far would not do
-	for n := 1; ; n++ {
+	var why string // why the file's own name would not do
+	for n := 1; n <= maxTemplateNames; n++ {
 		st.name = base
 		if n > 1 {
 			st.name = base + "-" + strconv.Itoa(n)
 		}
-		ok, why, err := st.storeAs(ctx, cl, chosen != "")
+		ok, whyNot, err := st.storeAs(ctx, cl, chosen != "")
 		if err != nil || ok {
-			if ok && len(taken) > 0 {
-				st.why = taken[0]
-			}
+			st.why = why
 			return err
 		}
 		if chosen != "" {
-			return resource.Errorf(resource.ReasonConflict, "%s; choose another --template-name, or change the template with `paddock apply`", why)
+			return resource.Errorf(resource.ReasonConflict, "%s; choose another --template-name, or change the template with `paddock apply`", whyNot)
 		}
-		taken = append(taken, why)
+		if n == 1 {
+			why = whyNot
+		}
 	}
+	return resource.Errorf(resource.ReasonConflict, "%s, and %s-2 to %s-%d are taken too; choose a name with --template-name", why, base, base, maxTemplateNames)
 }
 
 // storeAs stores the file under st.name unless that ConfigMap holds
