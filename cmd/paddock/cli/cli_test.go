@@ -58,6 +58,9 @@ func TestCLIStartsTheDaemonAndManagesObjects(t *testing.T) {
 	if _, err := os.Stat(e.path("pid_file")); err != nil {
 		t.Fatal("the CLI did not leave a daemon running")
 	}
+	// The controller makes the VM's template copy after apply answered;
+	// the table below lists it.
+	e.mustRun("wait", "vm/dev", "--for=condition=Created", "--timeout=30s")
 
 	steps := []struct {
 		name  string
