@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"paddock.dev/paddock/core/metrics"
 )
@@ -16,7 +17,7 @@ func (s *Server) registerMetrics(m *metrics.Metrics) {
 	if m == nil {
 		return
 	}
-	s.router.Method(http.MethodGet, "/metrics", m.Handler())
+	s.router.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(m.Gatherer(), promhttp.HandlerOpts{}))
 	m.Gauge("api_watch_streams", "Watch streams the API is serving.", func() float64 { return float64(s.streaming.Load()) })
 }
 

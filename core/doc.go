@@ -2,7 +2,8 @@
 // the store (store; store/gormstore implements it with gorm, the only
 // package here that imports gorm), the controller runtime (controller) and
 // the controllers that reconcile desired state (vm, app), with the
-// instance's paths (instance), logging and build information beside them.
+// instance's paths (instance), logging, metrics and build information
+// beside them.
 // It has no HTTP, no GUI and no operating-system specifics, and imports no
 // Lima. It reaches the host only through small interfaces declared where
 // they are consumed and implemented under platform/: the VM driver's roles

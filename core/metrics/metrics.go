@@ -1,13 +1,11 @@
 package metrics
 
 import (
-	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // namespace prefixes every metric's name.
@@ -51,10 +49,8 @@ func New() *Metrics {
 	return m
 }
 
-// Handler serves the registry in the Prometheus text format.
-func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
-}
+// Gatherer gathers every metric, for the API to serve.
+func (m *Metrics) Gatherer() prometheus.Gatherer { return m.reg }
 
 // ObserveRequest records an answered API request; route is the pattern it
 // matched ("" for none), not its path, so that names do not make series.
