@@ -107,7 +107,7 @@ func (c *cli) waitApp(ctx context.Context, cl *client.Client, gen int64, timeout
 	prog := newProgress(c.stderr)
 	defer prog.done()
 	stop := prog.follow(ctx, cl, appWatched())
-	defer stop()
+	defer stop("")
 	a, err := cl.WaitApp(ctx, timeout)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -28,7 +29,9 @@ type progress struct {
 	tty     bool
 	mu      sync.Mutex
 	last    string
-	booting bool // the object's condition says its VM is starting
+	booting bool          // the object's condition says its VM is starting
+	seen    int64         // the revision of the last change shown
+	changed chan struct{} // signalled when seen moves
 }
 
 // watched is what a progress follows: the object's kind and name, and
@@ -68,14 +71,16 @@ func vmWatched(ns, name string) watched {
 
 func newProgress(w io.Writer) *progress {
 	f, ok := w.(*os.File)
-	return &progress{w: w, tty: ok && term.IsTerminal(int(f.Fd()))}
+	return &progress{w: w, tty: ok && term.IsTerminal(int(f.Fd())), changed: make(chan struct{}, 1)}
 }
 
 // follow shows the progress of what w names until the returned stop is
 // called. It returns once the object's current state was read (or after
 // a few seconds without an answer), so that a change the caller asks for
-// next is seen.
-func (p *progress) follow(ctx context.Context, cl *client.Client, w watched) (stop func()) {
+// next is seen. stop(rv) first shows the changes up to revision rv, the
+// one the caller's wait ended with (waiting a few seconds at most for the
+// watch to deliver them); stop("") ends at once.
+func (p *progress) follow(ctx context.Context, cl *client.Client, w watched) (stop func(rv string)) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	vms := make(chan [2]string, 1) // the VM's namespace and name, once known
@@ -99,6 +104,14 @@ func (p *progress) follow(ctx context.Context, cl *client.Client, w watched) (st
 			if line != "" {
 				p.show(line)
 			}
+			rv, _ := strconv.ParseInt(ev.Object.GetMeta().ResourceVersion, 10, 64)
+			p.mu.Lock()
+			p.seen = max(p.seen, rv)
+			p.mu.Unlock()
+			select {
+			case p.changed <- struct{}{}:
+			default:
+			}
 			return false, nil
 		})
 	})
@@ -121,7 +134,34 @@ func (p *progress) follow(ctx context.Context, cl *client.Client, w watched) (st
 	case <-ctx.Done():
 	case <-time.After(5 * time.Second):
 	}
-	return func() { cancel(); wg.Wait() }
+	return func(rv string) {
+		p.catchUp(rv)
+		cancel()
+		wg.Wait()
+	}
+}
+
+// catchUp waits until the change of revision rv was shown, or a few
+// seconds passed.
+func (p *progress) catchUp(rv string) {
+	want, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil {
+		return
+	}
+	timeout := time.After(3 * time.Second)
+	for {
+		p.mu.Lock()
+		seen := p.seen
+		p.mu.Unlock()
+		if seen >= want {
+			return
+		}
+		select {
+		case <-p.changed:
+		case <-timeout:
+			return
+		}
+	}
 }
 
 func (p *progress) show(line string) {

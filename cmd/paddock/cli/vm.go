@@ -33,14 +33,22 @@ func (f *vmFlags) addQuiet(cmd *cobra.Command) {
 }
 
 // showProgress shows, on stderr, the VM ns/name's way to running until the
-// returned stop is called, unless f asks for quiet.
-func (c *cli) showProgress(ctx context.Context, cl *client.Client, f vmFlags, ns, name string) (stop func()) {
+// returned stop is called with the VM the wait ended with (nil when it
+// ended without one), unless f asks for quiet.
+func (c *cli) showProgress(ctx context.Context, cl *client.Client, f vmFlags, ns, name string) (stop func(*resource.VM)) {
 	if f.quiet || !f.wait {
-		return func() {}
+		return func(*resource.VM) {}
 	}
 	prog := newProgress(c.stderr)
 	end := prog.follow(ctx, cl, vmWatched(ns, name))
-	return func() { end(); prog.done() }
+	return func(v *resource.VM) {
+		rv := ""
+		if v != nil {
+			rv = v.Metadata.ResourceVersion
+		}
+		end(rv)
+		prog.done()
+	}
 }
 
 // warnEmulated says, for a VM that runs, when it runs under emulation.
@@ -136,7 +144,7 @@ and names the field, by file and line.`,
 			}
 			stop := c.showProgress(cmd.Context(), cl, f, ns, args[0])
 			v, err := c.waitVM(cmd.Context(), cl, ns, args[0], resource.VMRunning, f.timeout)
-			stop()
+			stop(v)
 			if err == nil {
 				c.warnEmulated(v)
 			}
@@ -272,12 +280,12 @@ func newVMActionCmd(c *cli, action, short string) *cobra.Command {
 				return err
 			}
 			ns := f.ns(resource.KindVM)
-			stop := func() {}
+			stop := func(*resource.VM) {}
 			if starts {
 				stop = c.showProgress(cmd.Context(), cl, f, ns, args[0])
 			}
 			vm, err := cl.VMAction(cmd.Context(), ns, args[0], action, f.wait, f.timeout)
-			stop()
+			stop(vm)
 			if err != nil {
 				return err
 			}
