@@ -5,8 +5,10 @@
 //
 // What the VM types add:
 //
-//   - qemu (Linux; macOS without VZ, accelerated by HVF): no mounts; a
-//     kernel booted directly skips the firmware.
+//   - qemu (Linux; macOS without VZ, accelerated by HVF): no mounts; an
+//     x86_64 guest boots by BIOS (a kernel booted directly needs no
+//     firmware, Debian's cloud images boot either way), so the host needs
+//     no UEFI firmware.
 //   - vz (macOS 13 and later): the home directory mounted by virtiofs,
 //     writable, for bind mounts; Rosetta for x86_64 binaries when the
 //     host has it (Apple silicon).
@@ -16,6 +18,9 @@
 // On every type the engine's socket is forwarded to the instance's short
 // directory (EngineSocket); on Windows the daemon also serves it as the
 // named pipe Pipe(instance), which the instance's docker context names.
+// An image that platform/linux/guestimage built (a kernel booted directly)
+// has its engines and starts one from the kernel command line; any other
+// gets the engine installed and started at its first boot (install.sh).
 // Nothing in a template is host-wide: the sockets and the pipe are the
 // instance's, and Lima chooses the SSH port.
 //
