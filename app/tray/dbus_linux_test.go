@@ -21,6 +21,8 @@ const (
 	watcherName  = "org.kde.StatusNotifierWatcher"
 	watcherPath  = dbus.ObjectPath("/StatusNotifierWatcher")
 	watcherIface = "org.kde.StatusNotifierWatcher"
+	itemPath     = dbus.ObjectPath("/StatusNotifierItem")
+	itemIface    = "org.kde.StatusNotifierItem"
 	menuPath     = dbus.ObjectPath("/StatusNotifierMenu")
 	menuIface    = "com.canonical.dbusmenu"
 )
@@ -89,6 +91,26 @@ func startWatcher(t testing.TB, address string) (*watcher, *dbus.Conn) {
 	return w, conn
 }
 
+// awaitTooltip waits until the tray's tooltip, as a tray host reads it,
+// is want.
+func (m trayMenu) awaitTooltip(want string) {
+	m.t.Helper()
+	var title string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		v, err := m.item.GetProperty(itemIface + ".ToolTip")
+		if err != nil {
+			m.t.Fatalf("the tray's tooltip: %v", err)
+		}
+		// (icon name, icons, title, description)
+		if fields, ok := v.Value().([]any); ok && len(fields) == 4 {
+			if title, _ = fields[2].(string); title == want {
+				return
+			}
+		}
+	}
+	m.t.Fatalf("the tooltip says %q, not %q", title, want)
+}
+
 // menuItem is one entry of an exported menu, as a tray host reads it.
 type menuItem struct {
 	ID       int32
@@ -99,12 +121,14 @@ type menuItem struct {
 
 // trayMenu reads the menu of the tray on the bus under dest.
 type trayMenu struct {
-	t   testing.TB
-	obj dbus.BusObject
+	t    testing.TB
+	obj  dbus.BusObject // the menu
+	item dbus.BusObject // the StatusNotifierItem, for its tooltip
 }
 
-// layout calls GetLayout for the whole menu.
-func (m trayMenu) layout() ([]menuItem, error) {
+// revision calls GetLayout for the whole menu and its revision, which
+// changes with every change to the menu.
+func (m trayMenu) revision() ([]menuItem, uint32, error) {
 	var revision uint32
 	var root struct {
 		ID       int32
@@ -112,9 +136,10 @@ func (m trayMenu) layout() ([]menuItem, error) {
 		Children []dbus.Variant
 	}
 	if err := m.obj.Call(menuIface+".GetLayout", 0, int32(0), int32(-1), []string{}).Store(&revision, &root); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return children(root.Children)
+	items, err := children(root.Children)
+	return items, revision, err
 }
 
 func children(vs []dbus.Variant) ([]menuItem, error) {
@@ -145,14 +170,29 @@ func children(vs []dbus.Variant) ([]menuItem, error) {
 	return out, nil
 }
 
-// await polls the menu until ok accepts it: the tray rebuilds its menu
-// asynchronously, with new ids each time.
+// settled is how long a menu stays unchanged before the tests take it as
+// what a person would see and click: the tray builds a new menu an item
+// at a time, and a click on an item that is still being added can be lost.
+const settled = 300 * time.Millisecond
+
+// await polls the menu until ok accepts it and it has settled: the tray
+// changes its menu asynchronously, with new ids when its shape changes.
 func (m trayMenu) await(what string, ok func([]menuItem) bool) []menuItem {
 	m.t.Helper()
 	var items []menuItem
 	var err error
+	var seen uint32
+	var since time.Time
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if items, err = m.layout(); err == nil && ok(items) {
+		var rev uint32
+		if items, rev, err = m.revision(); err != nil || !ok(items) {
+			since = time.Time{}
+			continue
+		}
+		if since.IsZero() || rev != seen {
+			seen, since = rev, time.Now()
+		}
+		if time.Since(since) >= settled {
 			return items
 		}
 	}

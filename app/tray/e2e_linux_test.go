@@ -122,7 +122,8 @@ func (e *e2e) startTray() (*exec.Cmd, trayMenu, *notifications) {
 	case <-time.After(30 * time.Second):
 		e.t.Fatal("the tray never registered with the StatusNotifierWatcher")
 	}
-	m := trayMenu{t: e.t, obj: bus.Object(fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", tray.Process.Pid), menuPath)}
+	dest := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", tray.Process.Pid)
+	m := trayMenu{t: e.t, obj: bus.Object(dest, menuPath), item: bus.Object(dest, itemPath)}
 	return tray, m, notes
 }
 
@@ -423,6 +424,7 @@ func TestTrayStaticBuild(t *testing.T) {
 	e.startDaemon()
 	tray, m, notes := e.startTray()
 	items := m.awaitStatus("Stopped")
+	m.awaitTooltip("Paddock: Stopped")
 	m.click(items, menu.LabelSettings)
 	if body := notes.await(t, "Paddock"); !strings.Contains(body, "built without the settings window") ||
 		!strings.Contains(body, "paddock app set") {

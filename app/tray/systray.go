@@ -81,11 +81,16 @@ func (h *systrayHost) add(items []menu.Item, parent *systray.MenuItem) {
 		index := len(h.items)
 		h.items = append(h.items, item)
 		h.actions = append(h.actions, it.Action)
+		// systray drops a click that finds no goroutine waiting on the
+		// item's channel, so the goroutine runs before the next item shows.
+		waiting := make(chan struct{})
 		go func() {
+			close(waiting)
 			for range item.ClickedCh {
 				h.clicked(index)
 			}
 		}()
+		<-waiting
 		h.add(it.Children, item)
 	}
 }
@@ -128,5 +133,7 @@ func sameShape(a, b []menu.Item) bool {
 }
 
 func (*systrayHost) SetIcon(png []byte) { systray.SetIcon(png) }
+
+func (*systrayHost) SetTooltip(text string) { systray.SetTooltip(text) }
 
 func (*systrayHost) Quit() { systray.Quit() }

@@ -38,6 +38,8 @@ type host interface {
 	SetMenu(items []menu.Item, click func(menu.Action))
 	// SetIcon shows a PNG.
 	SetIcon(png []byte)
+	// SetTooltip sets what hovering over the icon shows.
+	SetTooltip(text string)
 	// Quit takes the tray off the desktop and ends Run.
 	Quit()
 }
@@ -107,6 +109,7 @@ func (t *Tray) refresh() {
 	// computed.
 	t.host.SetMenu(m.Items, t.click)
 	t.host.SetIcon(icon.For(m.Icon))
+	t.host.SetTooltip("Paddock: " + m.Status)
 }
 
 // click runs an item's action. A host may send clicks for items it shows

@@ -24,6 +24,7 @@ type recordingHost struct {
 	menu  []menu.Item
 	click func(menu.Action)
 	icon  []byte
+	tip   string
 	quit  bool
 }
 
@@ -42,6 +43,12 @@ func (h *recordingHost) SetIcon(png []byte) {
 func (h *recordingHost) Quit() {
 	h.mu.Lock()
 	h.quit = true
+	h.mu.Unlock()
+}
+
+func (h *recordingHost) SetTooltip(text string) {
+	h.mu.Lock()
+	h.tip = text
 	h.mu.Unlock()
 }
 
@@ -196,6 +203,11 @@ func TestStartFromTheMenu(t *testing.T) {
 	if !bytes.Equal(f.host.shownIcon(), icon.For(menu.IconRunning)) {
 		t.Error("not the running icon")
 	}
+	f.host.mu.Lock()
+	if f.host.tip != "Paddock: Running — moby, 2 CPUs, 4 GiB" {
+		t.Errorf("tooltip %q, not the status line", f.host.tip)
+	}
+	f.host.mu.Unlock()
 	f.click(menu.LabelCopyContext)
 	f.click(menu.LabelShowLogs)
 	for i := 0; i < 500; i++ {
