@@ -54,9 +54,10 @@ func TestServiceUnderSystemd(t *testing.T) {
 		c.Run("mkdir", "-p", "/opt/img dir")
 		c.Run("sh", "-c", "echo 'images: []' >'/opt/img dir/template.yaml'")
 		s := &scenario{t: t, c: c, as: c.Command, bin: dir + "/paddock", instance: "odd"}
-		s.must("service", "install", "--system", "--user", owner.Name, "--image", "/opt/img dir")
+		// The level install runs at is the service's daemon's too.
+		s.must("--log-level", "debug", "service", "install", "--system", "--user", owner.Name, "--image", "/opt/img dir")
 		unit := s.c.Run("cat", "/etc/systemd/system/paddock-odd.service")
-		if !strings.Contains(unit, `ExecStart="/opt/pad dock 100%% $HOME/paddock" "--instance" "odd" "serve" "--image" "/opt/img dir"`) {
+		if !strings.Contains(unit, `ExecStart="/opt/pad dock 100%% $HOME/paddock" "--instance" "odd" "--log-level" "debug" "serve" "--image" "/opt/img dir"`) {
 			t.Errorf("ExecStart is not escaped as expected:\n%s", unit)
 		}
 		s.verifyUnit([]string{"systemd-analyze", "verify"}, "/etc/systemd/system/paddock-odd.service")

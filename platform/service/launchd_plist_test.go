@@ -56,7 +56,7 @@ func TestLaunchdPlist(t *testing.T) {
 // of serve reach it, and so do the restart, stop and process-group keys.
 func TestLaunchAgentPlist(t *testing.T) {
 	plist, err := LaunchdPlist("dev.paddock.paddock", Spec{Executable: "/usr/local/bin/paddock", Listen: "tcp://127.0.0.1:47610",
-		LogFile: "/Users/bob/Library/Logs/Paddock/default/service.log"})
+		LogFile: "/Users/bob/Library/Logs/Paddock/default/service.log", LogLevel: "warn"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,6 +64,7 @@ func TestLaunchAgentPlist(t *testing.T) {
 		t.Errorf("a LaunchAgent names a user:\n%s", plist)
 	}
 	for _, w := range []string{"<string>--listen</string>\n\t\t<string>tcp://127.0.0.1:47610</string>",
+		"<string>--log-level</string>\n\t\t<string>warn</string>\n\t\t<string>serve</string>",
 		"<key>ExitTimeOut</key>\n\t<integer>120</integer>", "<key>AbandonProcessGroup</key>\n\t<true/>",
 		"<key>ThrottleInterval</key>\n\t<integer>2</integer>",
 		"<key>StandardErrorPath</key>\n\t<string>/Users/bob/Library/Logs/Paddock/default/service.log</string>"} {

@@ -64,6 +64,10 @@ type Spec struct {
 	Listen string
 	// Image is passed to `paddock serve --image` when not empty.
 	Image string
+	// LogLevel is passed to `paddock --log-level` when not empty, so that
+	// the service's daemon logs at the level its installer asked for, on
+	// every OS alike.
+	LogLevel string
 	// LogFile receives the daemon's output where the service manager has no
 	// journal of its own (launchd; Windows, where the daemon writes it).
 	LogFile string
@@ -71,7 +75,11 @@ type Spec struct {
 
 // Args are the arguments the service starts the binary with.
 func (s Spec) Args() []string {
-	args := []string{"--instance", s.instanceName(), "serve"}
+	args := []string{"--instance", s.instanceName()}
+	if s.LogLevel != "" {
+		args = append(args, "--log-level", s.LogLevel)
+	}
+	args = append(args, "serve")
 	if s.Listen != "" {
 		args = append(args, "--listen", s.Listen)
 	}

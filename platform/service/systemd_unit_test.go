@@ -7,12 +7,12 @@ import (
 )
 
 func TestSystemdUnitUserScope(t *testing.T) {
-	unit, err := SystemdUnit(Spec{Instance: "dev", Executable: "/usr/bin/paddock", Listen: "tcp://127.0.0.1:47610"})
+	unit, err := SystemdUnit(Spec{Instance: "dev", Executable: "/usr/bin/paddock", Listen: "tcp://127.0.0.1:47610", LogLevel: "debug"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		`ExecStart="/usr/bin/paddock" "--instance" "dev" "serve" "--listen" "tcp://127.0.0.1:47610"` + "\n",
+		`ExecStart="/usr/bin/paddock" "--instance" "dev" "--log-level" "debug" "serve" "--listen" "tcp://127.0.0.1:47610"` + "\n",
 		"Restart=on-failure\n",
 		"RestartSec=2\n",
 		"WantedBy=default.target\n",

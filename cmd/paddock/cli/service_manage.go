@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"paddock.dev/paddock/api"
 	"paddock.dev/paddock/core/buildinfo"
+	"paddock.dev/paddock/core/logging"
 	"paddock.dev/paddock/platform/image"
 	"paddock.dev/paddock/platform/service"
 )
@@ -84,6 +86,11 @@ old one until "paddock service restart". Install does not start the service.`,
 				}
 			}
 			spec.Image = img
+			// The level this command runs at is the daemon's too; the
+			// default needs no flag.
+			if level, _ := logging.ParseLevel(c.logLevel); level != slog.LevelInfo {
+				spec.LogLevel = c.logLevel
+			}
 			if spec.Executable, err = buildinfo.Executable(); err != nil {
 				return err
 			}
