@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	coreapp "paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/resource"
 )
 
@@ -16,7 +17,13 @@ type State struct {
 	StartingDaemon bool
 	App            *resource.App
 	VMs            []resource.VM
+	// Boots holds the step each starting VM's boot is at, by VMKey, for
+	// the VMs whose boot the tray follows.
+	Boots map[string]string
 }
+
+// VMKey is a VM's key in State.Boots.
+func VMKey(namespace, name string) string { return namespace + "/" + name }
 
 // Icon is the picture the tray shows for the state.
 type Icon int
@@ -43,6 +50,7 @@ const (
 	DoStartDaemon
 	DoStartVM
 	DoStopVM
+	DoRestartVM
 	DoQuit
 )
 
@@ -105,25 +113,39 @@ func Build(s State) Menu {
 			{Label: LabelQuit, Enabled: true, Action: Action{Do: DoQuit}},
 		}}
 	}
-	phase, detail := AppPhase(s.App)
+	boot := ""
+	if s.App != nil {
+		boot = s.Boots[VMKey(s.App.Spec.Namespace, coreapp.VMName)]
+	}
+	phase, detail := AppPhase(s.App, boot)
 	status, icon := appStatus(s.App, phase, detail)
 	wanted := s.App != nil && s.App.Spec.Running
 	moby := s.App != nil && engineOf(s.App) == resource.EngineMoby
-	return Menu{Status: status, Icon: icon, Items: []Item{
-		{Label: status},
+	items := []Item{{Label: status}, separator}
+	items = append(items, controls(wanted, phase, Action{Do: DoStart}, Action{Do: DoStop}, Action{Do: DoRestart})...)
+	return Menu{Status: status, Icon: icon, Items: append(items,
 		separator,
-		{Label: LabelStart, Enabled: !wanted && phase != Deleting, Action: Action{Do: DoStart}},
-		{Label: LabelStop, Enabled: wanted && phase != Deleting, Action: Action{Do: DoStop}},
-		{Label: LabelRestart, Enabled: wanted && (phase == Running || phase == Failed), Action: Action{Do: DoRestart}},
+		Item{Label: LabelSettings, Enabled: phase != Deleting, Action: Action{Do: DoSettings}},
+		Item{Label: LabelOpenShell, Enabled: phase == Running, Action: Action{Do: DoOpenShell}},
+		Item{Label: LabelCopyContext, Enabled: phase == Running && moby, Action: Action{Do: DoCopyDockerContext}},
+		Item{Label: LabelShowLogs, Enabled: true, Action: Action{Do: DoShowLogs}},
+		Item{Label: LabelMachines, Enabled: true, Children: machines(s.VMs, s.Boots)},
 		separator,
-		{Label: LabelSettings, Enabled: phase != Deleting, Action: Action{Do: DoSettings}},
-		{Label: LabelOpenShell, Enabled: phase == Running, Action: Action{Do: DoOpenShell}},
-		{Label: LabelCopyContext, Enabled: phase == Running && moby, Action: Action{Do: DoCopyDockerContext}},
-		{Label: LabelShowLogs, Enabled: true, Action: Action{Do: DoShowLogs}},
-		{Label: LabelMachines, Enabled: true, Children: machines(s.VMs)},
-		separator,
-		{Label: LabelQuit, Enabled: true, Action: Action{Do: DoQuit}},
-	}}
+		Item{Label: LabelQuit, Enabled: true, Action: Action{Do: DoQuit}},
+	)}
+}
+
+// controls are the Start, Stop and Restart items of an App or a VM that is
+// wanted running or not and is in phase p, one rule for both: Start when
+// it is not wanted running, Stop when it is, Restart when it runs or
+// failed (a restart tries a failed start again; Start would change
+// nothing), none while it is being deleted.
+func controls(wanted bool, p Phase, start, stop, restart Action) []Item {
+	return []Item{
+		{Label: LabelStart, Enabled: !wanted && p != Deleting, Action: start},
+		{Label: LabelStop, Enabled: wanted && p != Deleting, Action: stop},
+		{Label: LabelRestart, Enabled: wanted && (p == Running || p == Failed), Action: restart},
+	}
 }
 
 // appStatus is the status line and icon for the App's phase.
@@ -143,9 +165,10 @@ func appStatus(app *resource.App, phase Phase, detail string) (string, Icon) {
 	return "Stopped", IconStopped
 }
 
-// machines is the Machines submenu: each VM with its phase, opening its
-// Start and Stop.
-func machines(vms []resource.VM) []Item {
+// machines is the Machines submenu: each VM with its phase as the CLI
+// shows it (the reason of a failure, the boot step of a start), opening its
+// Start, Stop and Restart.
+func machines(vms []resource.VM, boots map[string]string) []Item {
 	if len(vms) == 0 {
 		return []Item{{Label: LabelNoMachines}}
 	}
@@ -154,13 +177,17 @@ func machines(vms []resource.VM) []Item {
 	items := make([]Item, len(vms))
 	for i := range vms {
 		vm := &vms[i]
-		phase, _ := VMPhase(vm)
+		shared, reason := vm.PhaseAndReason()
+		label := vm.Metadata.Name + " — " + shared
+		switch step := boots[VMKey(vm.Metadata.Namespace, vm.Metadata.Name)]; {
+		case shared == resource.PhaseFailed:
+			label += " (" + reason + ")"
+		case shared == resource.PhaseStarting && step != "":
+			label += ": " + step
+		}
 		target := func(d Do) Action { return Action{Do: d, Namespace: vm.Metadata.Namespace, Name: vm.Metadata.Name} }
-		deleting := phase == Deleting
-		items[i] = Item{Label: vm.Metadata.Name + " — " + phase.String(), Enabled: true, Children: []Item{
-			{Label: LabelStart, Enabled: !vm.Spec.Running && !deleting, Action: target(DoStartVM)},
-			{Label: LabelStop, Enabled: vm.Spec.Running && !deleting, Action: target(DoStopVM)},
-		}}
+		items[i] = Item{Label: label, Enabled: true,
+			Children: controls(vm.Spec.Running, phaseOf(shared, vm.Spec.Running), target(DoStartVM), target(DoStopVM), target(DoRestartVM))}
 	}
 	return items
 }

@@ -1,6 +1,7 @@
 package menu
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -77,6 +78,24 @@ func TestAppStates(t *testing.T) {
 			"Failed: VM paddock/app exists and is not the App's", IconError, enabled{stop: true, restart: true, settings: true}},
 		{"stop failed", app(false, created, cond(resource.AppRunning, "False", resource.ReasonStopFailed, "stuck")),
 			"Failed: stuck", IconError, enabled{start: true, settings: true}},
+		// A terminal start failure stays while spec.running is true: not
+		// "Starting"; Restart tries again (Start would change nothing).
+		{"start failed, still wanted, settled forwards it", app(true, created, cond(resource.AppRunning, "False", resource.ReasonStartFailed, "no SSH"),
+			engineDown, cond(resource.AppSettled, "False", resource.ReasonStartFailed, "no SSH")),
+			"Failed: no SSH", IconError, enabled{stop: true, restart: true, settings: true}},
+		{"stopped, still wanted", app(true, created, vmStopped, engineDown),
+			"Stopped", IconStopped, enabled{stop: true, settings: true}},
+		{"template failed", app(true, cond(resource.AppCreated, "False", resource.ReasonTemplateFailed, "bad template"),
+			cond(resource.AppSettled, "False", resource.ReasonTemplateFailed, "bad template")),
+			"Failed: bad template", IconError, enabled{stop: true, restart: true, settings: true}},
+		{"invalid change, VM running", app(true, created, vmStarted, engineUp, cond(resource.AppSettled, "False", resource.ReasonInvalidSpec, "too many CPUs")),
+			"Failed: too many CPUs", IconError, enabled{stop: true, restart: true, settings: true}},
+		{"restarting", app(true, created, cond(resource.AppRunning, "False", resource.ReasonReconciling, "")),
+			"Starting… restarting the VM", IconStarting, enabled{stop: true, settings: true}},
+		{"created, not wanted", app(false, cond(resource.AppCreated, "False", "Creating", "")),
+			"Stopped", IconStopped, enabled{start: true, settings: true}},
+		{"deleting", deleting(app(true, created, vmStarted, engineUp, settled)),
+			"Deleting…", IconStarting, enabled{}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -109,6 +128,59 @@ func TestAppStates(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func deleting(a *resource.App) *resource.App {
+	now := time.Now()
+	a.Metadata.DeletionTimestamp = &now
+	return a
+}
+
+// The status line says the App's phase as the CLI reads it
+// (resource.App.PhaseAndReason): the words differ, the phase does not.
+func TestAppPhaseIsTheCLIs(t *testing.T) {
+	cases := []struct {
+		app  *resource.App
+		cli  string
+		tray Phase
+	}{
+		{app(true), resource.PhasePending, Starting},
+		{app(false), resource.PhasePending, Stopped},
+		{app(true, created, vmStarting), resource.PhaseStarting, Starting},
+		{app(true, created, vmStarted, engineDown), resource.PhaseStarting, Starting},
+		{app(true, created, vmStarted, engineUp, settled), resource.PhaseRunning, Running},
+		{app(false, created, vmStarted, engineUp), resource.PhaseStopping, Stopping},
+		{app(true, created, vmStopped), resource.PhaseStopped, Stopped},
+		{app(true, created, cond(resource.AppRunning, "False", resource.ReasonStartFailed, "x")), resource.PhaseFailed, Failed},
+		{deleting(app(true, created, vmStarted)), resource.PhaseTerminating, Deleting},
+	}
+	for _, c := range cases {
+		cli, _ := c.app.PhaseAndReason()
+		tray, _ := AppPhase(c.app, "")
+		if cli != c.cli || tray != c.tray {
+			t.Errorf("%+v: CLI %s, tray %s; want %s, %s", c.app.Status.Conditions, cli, tray, c.cli, c.tray)
+		}
+	}
+}
+
+// While the App's VM boots, the status line shows the boot's step; once
+// the VM runs, the step no longer shows.
+func TestBootStepShows(t *testing.T) {
+	boots := map[string]string{VMKey(resource.DefaultAppNamespace, "app"): "waiting for SSH"}
+	a := app(true, created, vmStarting)
+	a.Spec.Namespace = resource.DefaultAppNamespace
+	if m := Build(State{DaemonUp: true, App: a, Boots: boots}); m.Status != "Starting… waiting for SSH" {
+		t.Errorf("booting: %q", m.Status)
+	}
+	a.Status.Conditions = []metav1.Condition{created, vmStarted, engineDown}
+	if m := Build(State{DaemonUp: true, App: a, Boots: boots}); m.Status != "Starting… starting moby" {
+		t.Errorf("booted: %q", m.Status)
+	}
+	a.Spec.Namespace = "elsewhere" // another VM's boot is not the App's
+	a.Status.Conditions = []metav1.Condition{created, vmStarting}
+	if m := Build(State{DaemonUp: true, App: a, Boots: boots}); m.Status != "Starting… booting the VM" {
+		t.Errorf("another VM's boot: %q", m.Status)
 	}
 }
 
@@ -161,51 +233,64 @@ func TestMachines(t *testing.T) {
 	now := time.Now()
 	deleting := vm("h-deleting", false)
 	deleting.Metadata.DeletionTimestamp = &now
+	createdVM := cond(resource.VMCreated, "True", resource.ReasonCreated, "")
 	vms := []resource.VM{
 		vm("g-stopping", false, cond(resource.VMRunning, "True", resource.ReasonStarted, "")),
 		vm("a-new", false),
 		vm("b-pending", true, cond(resource.VMCreated, "False", resource.ReasonPending, "")),
-		vm("c-starting", true, cond(resource.VMCreated, "True", resource.ReasonCreated, ""), cond(resource.VMRunning, "False", resource.ReasonStarting, "")),
-		vm("d-running", true, cond(resource.VMCreated, "True", resource.ReasonCreated, ""), cond(resource.VMRunning, "True", resource.ReasonStarted, "")),
-		vm("e-stopped", false, cond(resource.VMCreated, "True", resource.ReasonCreated, ""), cond(resource.VMRunning, "False", resource.ReasonStopped, "")),
-		vm("f-failed", true, cond(resource.VMRunning, "False", resource.ReasonStartFailed, "kernel panic")),
+		vm("c-starting", true, createdVM, cond(resource.VMRunning, "False", resource.ReasonStarting, "")),
+		vm("c-booting", true, createdVM, cond(resource.VMRunning, "False", resource.ReasonStarting, "")),
+		vm("d-running", true, createdVM, cond(resource.VMRunning, "True", resource.ReasonStarted, "")),
+		vm("e-stopped", false, createdVM, cond(resource.VMRunning, "False", resource.ReasonStopped, "")),
+		vm("e-stopped-wanted", true, createdVM, cond(resource.VMRunning, "False", resource.ReasonStopped, "")),
+		vm("f-failed", true, createdVM, cond(resource.VMRunning, "False", resource.ReasonStartFailed, "kernel panic")),
 		vm("f-createfailed", true, cond(resource.VMCreated, "False", resource.ReasonCreateFailed, "bad template")),
 		vm("f-stopfailed", false, cond(resource.VMRunning, "False", resource.ReasonStopFailed, "")),
 		deleting,
 	}
+	boots := map[string]string{VMKey("default", "c-booting"): "booting the kernel", VMKey("default", "d-running"): "stale"}
 	want := []struct {
-		label       string
-		start, stop bool
+		label                string
+		start, stop, restart bool
 	}{
-		{"a-new — Stopped", true, false},
-		{"b-pending — Starting", false, true},
-		{"c-starting — Starting", false, true},
-		{"d-running — Running", false, true},
-		{"e-stopped — Stopped", true, false},
-		{"f-createfailed — Failed", false, true},
-		{"f-failed — Failed", false, true},
-		{"f-stopfailed — Failed", true, false},
-		{"g-stopping — Stopping", true, false},
-		{"h-deleting — Deleting", false, false},
+		{"a-new — Pending", true, false, false},
+		{"b-pending — Pending", false, true, false},
+		{"c-booting — Starting: booting the kernel", false, true, false},
+		{"c-starting — Starting", false, true, false},
+		{"d-running — Running", false, true, true},
+		{"e-stopped — Stopped", true, false, false},
+		{"e-stopped-wanted — Stopped", false, true, false},
+		{"f-createfailed — Failed (CreateFailed)", false, true, true},
+		{"f-failed — Failed (StartFailed)", false, true, true},
+		{"f-stopfailed — Failed (StopFailed)", true, false, false},
+		{"g-stopping — Stopping", true, false, false},
+		{"h-deleting — Terminating", false, false, false},
 	}
-	m := Build(State{DaemonUp: true, VMs: vms})
+	m := Build(State{DaemonUp: true, VMs: vms, Boots: boots})
 	got := find(t, m.Items, LabelMachines).Children
 	if len(got) != len(want) {
 		t.Fatalf("%d machines, want %d: %+v", len(got), len(want), got)
 	}
 	for i, w := range want {
 		it := got[i]
-		if it.Label != w.label || len(it.Children) != 2 {
-			t.Errorf("machine %d: %q with %d items, want %q with Start and Stop", i, it.Label, len(it.Children), w.label)
+		// The label says the phase as 'paddock vm list' does.
+		v := vms[slices.IndexFunc(vms, func(v resource.VM) bool { return strings.HasPrefix(w.label, v.Metadata.Name+" ") })]
+		if phase, _ := v.PhaseAndReason(); !strings.HasPrefix(it.Label, v.Metadata.Name+" — "+phase) {
+			t.Errorf("machine %d: %q does not say the CLI's phase %s", i, it.Label, phase)
+		}
+		if it.Label != w.label || len(it.Children) != 3 {
+			t.Errorf("machine %d: %q with %d items, want %q with Start, Stop and Restart", i, it.Label, len(it.Children), w.label)
 			continue
 		}
-		start, stop := it.Children[0], it.Children[1]
-		if start.Label != LabelStart || start.Enabled != w.start || stop.Label != LabelStop || stop.Enabled != w.stop {
-			t.Errorf("%s: Start %v Stop %v, want %v %v", w.label, start.Enabled, stop.Enabled, w.start, w.stop)
+		start, stop, restart := it.Children[0], it.Children[1], it.Children[2]
+		if start.Label != LabelStart || start.Enabled != w.start || stop.Label != LabelStop || stop.Enabled != w.stop ||
+			restart.Label != LabelRestart || restart.Enabled != w.restart {
+			t.Errorf("%s: Start %v Stop %v Restart %v, want %v %v %v", w.label, start.Enabled, stop.Enabled, restart.Enabled, w.start, w.stop, w.restart)
 		}
-		name := strings.SplitN(w.label, " ", 2)[0]
-		if start.Action != (Action{DoStartVM, "default", name}) || stop.Action != (Action{DoStopVM, "default", name}) {
-			t.Errorf("%s: actions %+v %+v", w.label, start.Action, stop.Action)
+		name := v.Metadata.Name
+		if start.Action != (Action{DoStartVM, "default", name}) || stop.Action != (Action{DoStopVM, "default", name}) ||
+			restart.Action != (Action{DoRestartVM, "default", name}) {
+			t.Errorf("%s: actions %+v %+v %+v", w.label, start.Action, stop.Action, restart.Action)
 		}
 	}
 	if empty := find(t, Build(State{DaemonUp: true}).Items, LabelMachines).Children; len(empty) != 1 || empty[0].Label != LabelNoMachines || empty[0].Enabled {

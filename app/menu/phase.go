@@ -3,13 +3,15 @@ package menu
 import (
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"paddock.dev/paddock/core/resource"
 )
 
-// Phase is where an App or a VM is, as a person would say it.
+// Phase is where an App or a VM is, as the tray shows it. It is read from
+// the phase the CLI shows (resource's PhaseAndReason), never on its own:
+// Pending is Starting when the machine is wanted running, else Stopped,
+// and Terminating is Deleting.
 type Phase int
 
 const (
@@ -25,92 +27,76 @@ var phaseNames = [...]string{"Stopped", "Starting", "Running", "Stopping", "Fail
 
 func (p Phase) String() string { return phaseNames[p] }
 
-// failureReasons are the condition reasons that say a step failed: the
-// VM's, which the App forwards, and those the App's controller (core/app)
-// gives when it cannot make the VM at all.
-var failureReasons = map[string]bool{
-	resource.ReasonCreateFailed: true,
-	resource.ReasonStartFailed:  true,
-	resource.ReasonStopFailed:   true,
-	"TemplateFailed":            true,
-	"VMNameTaken":               true,
-	"Invalid":                   true,
-}
-
-// failure returns the first condition among conds that reports a failure.
-func failure(conds []metav1.Condition, types ...string) *metav1.Condition {
-	for _, t := range types {
-		if c := meta.FindStatusCondition(conds, t); c != nil && c.Status != metav1.ConditionTrue && failureReasons[c.Reason] {
-			return c
+// phaseOf is the tray's phase for a resource phase of a machine that is
+// wanted running or not.
+func phaseOf(phase string, wanted bool) Phase {
+	switch phase {
+	case resource.PhasePending:
+		if wanted {
+			return Starting
 		}
+		return Stopped
+	case resource.PhaseStarting:
+		return Starting
+	case resource.PhaseRunning:
+		return Running
+	case resource.PhaseStopping:
+		return Stopping
+	case resource.PhaseFailed:
+		return Failed
+	case resource.PhaseTerminating:
+		return Deleting
 	}
-	return nil
-}
-
-// reasonOf says what went wrong: the condition's message, else its reason.
-func reasonOf(c *metav1.Condition) string {
-	if c.Message != "" {
-		return c.Message
-	}
-	return c.Reason
+	return Stopped
 }
 
 // AppPhase says where the App is and, for Starting and Failed, what it is
-// doing or why it failed. A nil App has never been created: Stopped.
-func AppPhase(app *resource.App) (Phase, string) {
+// doing or why it failed. boot is the step its VM's boot is at ("" when
+// unknown). A nil App has never been created: Stopped.
+func AppPhase(app *resource.App, boot string) (Phase, string) {
 	if app == nil {
 		return Stopped, ""
 	}
-	conds := app.Status.Conditions
-	if app.Metadata.DeletionTimestamp != nil {
-		return Deleting, ""
+	shared, c := app.PhaseAndCondition()
+	switch phase := phaseOf(shared, app.Spec.Running); phase {
+	case Failed:
+		return Failed, messageOf(c)
+	case Starting:
+		return Starting, starting(app, c, boot)
+	default:
+		return phase, ""
 	}
-	if c := failure(conds, resource.AppCreated, resource.AppRunning, resource.AppSettled); c != nil {
-		return Failed, reasonOf(c)
-	}
-	running := meta.IsStatusConditionTrue(conds, resource.AppRunning)
-	if !app.Spec.Running {
-		if running {
-			return Stopping, ""
-		}
-		return Stopped, ""
-	}
-	switch {
-	case !meta.IsStatusConditionTrue(conds, resource.AppCreated):
-		return Starting, "creating the VM"
-	case !running:
-		return Starting, "booting the VM"
-	case !meta.IsStatusConditionTrue(conds, resource.AppContainerEngineReady):
-		return Starting, "starting " + engineOf(app)
-	}
-	if settled := meta.FindStatusCondition(conds, resource.AppSettled); settled != nil && settled.Status != metav1.ConditionTrue {
-		if settled.Message != "" {
-			return Starting, settled.Message
-		}
-		return Starting, "applying changes"
-	}
-	return Running, ""
 }
 
-// VMPhase says where a VM is and, for Failed, why.
-func VMPhase(vm *resource.VM) (Phase, string) {
-	conds := vm.Status.Conditions
-	if vm.Metadata.DeletionTimestamp != nil {
-		return Deleting, ""
-	}
-	if c := failure(conds, resource.VMCreated, resource.VMRunning); c != nil {
-		return Failed, reasonOf(c)
-	}
-	running := meta.IsStatusConditionTrue(conds, resource.VMRunning)
+// starting says what a starting App is doing, from the condition its phase
+// was read from and its VM's boot step.
+func starting(app *resource.App, c *metav1.Condition, boot string) string {
 	switch {
-	case vm.Spec.Running && running:
-		return Running, ""
-	case vm.Spec.Running:
-		return Starting, ""
-	case running:
-		return Stopping, ""
+	case c == nil || c.Type == resource.AppCreated:
+		return "creating the VM"
+	case c.Type == resource.AppContainerEngineReady:
+		return "starting " + engineOf(app)
+	case c.Type == resource.AppSettled && c.Message != "":
+		return c.Message
+	case c.Type == resource.AppSettled:
+		return "applying changes"
+	case c.Reason == resource.ReasonReconciling:
+		return "restarting the VM"
+	case boot != "":
+		return boot
 	}
-	return Stopped, ""
+	return "booting the VM"
+}
+
+// messageOf says what went wrong: the condition's message, else its reason.
+func messageOf(c *metav1.Condition) string {
+	switch {
+	case c == nil:
+		return ""
+	case c.Message != "":
+		return c.Message
+	}
+	return c.Reason
 }
 
 // Summary is the App's sizes for the status line: "moby, 2 CPUs, 4 GiB".

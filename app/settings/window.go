@@ -200,7 +200,7 @@ func (w *settingsWindow) update(s menu.State) {
 		return
 	}
 	settled := meta.FindStatusCondition(s.App.Status.Conditions, resource.AppSettled)
-	phase, detail := menu.AppPhase(s.App)
+	phase, detail := menu.AppPhase(s.App, "")
 	switch {
 	case phase == menu.Failed:
 		w.stopProgress()

@@ -31,8 +31,8 @@ func (w *watchFor) check(prev, s menu.State) []note {
 		return nil
 	}
 	var notes []note
-	phase, detail := menu.AppPhase(s.App)
-	if before, _ := menu.AppPhase(prev.App); phase == menu.Failed && before != menu.Failed && prev.DaemonUp {
+	phase, detail := menu.AppPhase(s.App, "")
+	if before, _ := menu.AppPhase(prev.App, ""); phase == menu.Failed && before != menu.Failed && prev.DaemonUp {
 		notes = append(notes, note{"Paddock failed", detail})
 		w.generation = 0
 	}

@@ -152,6 +152,8 @@ func (t *Tray) run(a menu.Action) {
 		_, err = t.opts.Client.VMAction(t.ctx, a.Namespace, a.Name, "start", false, 0)
 	case menu.DoStopVM:
 		_, err = t.opts.Client.VMAction(t.ctx, a.Namespace, a.Name, "stop", false, 0)
+	case menu.DoRestartVM:
+		_, err = t.opts.Client.VMAction(t.ctx, a.Namespace, a.Name, "restart", false, 0)
 	case menu.DoSettings:
 		err = t.showSettings()
 	case menu.DoOpenShell:

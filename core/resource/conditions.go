@@ -96,17 +96,3 @@ func ValidateStatus(key Key, status json.RawMessage) error {
 	}
 	return nil
 }
-
-// Phase summarises an object in a word: Terminating, or the reason of the
-// first of its conditions of types ts that it has, or Pending.
-func Phase(m *ObjectMeta, conds []metav1.Condition, ts ...string) string {
-	if m.Terminating() {
-		return "Terminating"
-	}
-	for _, t := range ts {
-		if c := meta.FindStatusCondition(conds, t); c != nil && c.Reason != "" {
-			return c.Reason
-		}
-	}
-	return "Pending"
-}

@@ -48,6 +48,7 @@ func newAppStatusCmd(c *cli) *cobra.Command {
 				return s
 			}
 			engine := a.Spec.ContainerEngine.Name
+			line("Status", appStatus(a))
 			line("Settled", state(resource.AppSettled))
 			line("Wanted", map[bool]string{true: "running", false: "stopped"}[a.Spec.Running])
 			line("Running", state(resource.AppRunning))
@@ -73,6 +74,21 @@ func newAppStatusCmd(c *cli) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// appStatus is the App's phase, as 'paddock get apps' and the tray read it
+// (resource.App.PhaseAndCondition), with the reason and message of the
+// condition it was read from.
+func appStatus(a *resource.App) string {
+	phase, c := a.PhaseAndCondition()
+	if c == nil {
+		return phase
+	}
+	s := fmt.Sprintf("%s (%s %s)", phase, c.Type, c.Reason)
+	if c.Message != "" {
+		s += ": " + c.Message
+	}
+	return s
 }
 
 func newAppRunCmd(c *cli) *cobra.Command {

@@ -146,8 +146,14 @@ func columns(obj resource.Object, wide bool) ([]string, []string) {
 		}
 		return cols, vals
 	case *resource.App:
-		return []string{"NAME", "RUNNING", "ENGINE", "STATUS", "AGE"},
-			[]string{m.Name, strconv.FormatBool(o.Spec.Running), o.Spec.ContainerEngine.Name, resource.Phase(m, o.Status.Conditions, resource.AppRunning), age}
+		phase, reason := o.PhaseAndReason()
+		cols := []string{"NAME", "DESIRED", "ENGINE", "STATUS", "AGE"}
+		vals := []string{m.Name, desired(o.Spec.Running), o.Spec.ContainerEngine.Name, phase, age}
+		if wide {
+			cols = append(cols, "REASON")
+			vals = append(vals, orDash(reason))
+		}
+		return cols, vals
 	case *resource.ConfigMap:
 		return []string{"NAME", "DATA", "AGE"}, []string{m.Name, strconv.Itoa(len(o.Data)), age}
 	}
