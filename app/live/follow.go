@@ -169,6 +169,11 @@ func (f *Follower) follow(ctx context.Context, notes *fsnotify.Watcher) error {
 		}
 	}()
 	s := &snapshot{changed: f.Changed}
+	s.boots = boots{ctx: ctx, follow: f.Client.FollowBoot, stepped: s.report}
+	defer func() {
+		cancel(nil)
+		s.boots.wait() // the boots' following ends with ctx
+	}()
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
 	for i, k := range []*resource.Kind{resource.KindApp, resource.KindVM} {
@@ -219,6 +224,7 @@ type snapshot struct {
 	// list until its bookmark.
 	objects map[*resource.Kind]map[string]resource.Object
 	pending map[*resource.Kind]map[string]resource.Object
+	boots   boots
 }
 
 func key(obj resource.Object) string {
@@ -259,6 +265,15 @@ func (s *snapshot) apply(k *resource.Kind, ev client.Event) {
 	default:
 		s.objects[k][key(ev.Object)] = ev.Object
 	}
+	if k == resource.KindVM {
+		s.boots.sync(s.objects[k], &s.mu)
+	}
+	s.report()
+}
+
+// report sends the state, once both kinds are listed. The caller holds
+// s.mu.
+func (s *snapshot) report() {
 	if len(s.objects) == 2 {
 		s.changed(s.state())
 	}
@@ -266,7 +281,7 @@ func (s *snapshot) apply(k *resource.Kind, ev client.Event) {
 
 // state builds the menu's view of the snapshot.
 func (s *snapshot) state() menu.State {
-	st := menu.State{DaemonUp: true}
+	st := menu.State{DaemonUp: true, Boots: s.boots.current()}
 	for _, obj := range s.objects[resource.KindApp] {
 		st.App = obj.(*resource.App)
 	}

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
 
 	"paddock.dev/paddock/app/internal/daemontest"
 	"paddock.dev/paddock/app/menu"
@@ -71,4 +74,78 @@ func TestFollowsTheDaemonThroughRestarts(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run ended with %v", err)
 	}
+}
+
+// While a VM boots, the state holds its boot's step, read from its host
+// agent's log through the API; once its start ends (it runs, or failed),
+// the step is gone and its log no longer followed.
+func TestFollowsBootSteps(t *testing.T) {
+	d := daemontest.New(t)
+	d.Start()
+	cl := d.Client()
+	got := make(states, 100)
+	f := &Follower{Client: cl, Socket: d.Socket, Changed: func(s menu.State) { got <- s },
+		Log: slog.New(slog.NewTextHandler(os.Stderr, nil))}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.Run(ctx) }()
+
+	vm := &resource.VM{TypeMeta: resource.TypeMeta{APIVersion: resource.APIVersion, Kind: "VM"},
+		Metadata: resource.ObjectMeta{Name: "dev", Namespace: "default"}, Spec: resource.VMSpec{Running: true, TemplateRef: "t"}}
+	if _, err := cl.Create(ctx, vm); err != nil {
+		t.Fatal(err)
+	}
+	key := menu.VMKey("default", "dev")
+	step := func(want string) func(menu.State) bool {
+		return func(s menu.State) bool { return len(s.VMs) == 1 && s.Boots[key] == want }
+	}
+	created := daemontest.Condition(resource.VMCreated, "True", resource.ReasonCreated, "")
+	d.SetVMConditions("default", "dev", created, daemontest.Condition(resource.VMRunning, "False", resource.ReasonStarting, "booting"))
+	d.AppendHostAgentLog("dev", `time="2026-01-01T00:00:00Z" level=info msg="Starting QEMU (hint: to watch the boot progress, see the serial log)"`)
+	got.await(t, "the step booting the kernel", step("booting the kernel"))
+	d.AppendHostAgentLog("dev", `time="2026-01-01T00:00:01Z" level=info msg="Waiting for the essential requirement 1 of 2: \"ssh\""`)
+	s := got.await(t, "the step waiting for SSH", step("waiting for SSH"))
+	if m := menu.Build(s); !strings.Contains(find(m.Items, "dev — "), "Starting: waiting for SSH") {
+		t.Errorf("Machines shows %q", find(m.Items, "dev — "))
+	}
+
+	d.SetVMConditions("default", "dev", daemontest.Condition(resource.VMRunning, "True", resource.ReasonStarted, ""))
+	got.await(t, "no step once the VM runs", func(s menu.State) bool {
+		return len(s.VMs) == 1 && meta.IsStatusConditionTrue(s.VMs[0].Status.Conditions, resource.VMRunning) && s.Boots == nil
+	})
+	// The log is no longer followed: what it says next does not show.
+	d.AppendHostAgentLog("dev", `time="2026-01-01T00:00:02Z" level=info msg="Forwarding unix sockets"`)
+	select {
+	case s := <-got:
+		t.Errorf("a state after the VM ran: %+v", s)
+	case <-time.After(2 * time.Second): // the API checks a followed log every 200 ms
+	}
+
+	// A start that fails ends the following too.
+	d.RemoveHostAgentLog("dev")
+	d.SetVMConditions("default", "dev", daemontest.Condition(resource.VMRunning, "False", resource.ReasonStarting, "booting"))
+	d.AppendHostAgentLog("dev", `time="2026-01-01T00:01:00Z" level=info msg="Creating iso file /x/cidata.iso"`)
+	got.await(t, "the first step of the new boot", step("preparing the VM's disk"))
+	d.SetVMConditions("default", "dev", daemontest.Condition(resource.VMRunning, "False", resource.ReasonStartFailed, "no SSH"))
+	s = got.await(t, "no step once the start failed", func(s menu.State) bool { return len(s.VMs) == 1 && s.Boots == nil })
+	if m := menu.Build(s); find(m.Items, "dev — ") != "dev — Failed (StartFailed)" {
+		t.Errorf("Machines shows %q", find(m.Items, "dev — "))
+	}
+
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run ended with %v", err)
+	}
+}
+
+// find returns the label of the first Machines entry that starts with prefix.
+func find(items []menu.Item, prefix string) string {
+	for _, it := range items {
+		for _, c := range it.Children {
+			if strings.HasPrefix(c.Label, prefix) {
+				return c.Label
+			}
+		}
+	}
+	return ""
 }

@@ -283,3 +283,62 @@ func TestAppliedSettingsAreAnnounced(t *testing.T) {
 		t.Errorf("notification %q: %q", n.title, n.body)
 	}
 }
+
+// While the App's VM boots, the status line says the boot's step, from the
+// VM's host agent log; a start that fails reads Failed with its reason,
+// not Starting, while the App is still wanted running, and Restart (not
+// Start) tries again.
+func TestStatusLineFollowsTheBoot(t *testing.T) {
+	f := newFixture(t)
+	f.await("Stopped")
+	ctx := context.Background()
+	cl := f.d.Client()
+	if _, err := cl.PatchApp(ctx, []byte(`{"spec":{"running":true}}`)); err != nil {
+		t.Fatal(err)
+	}
+	a := f.app0()
+	ns := a.Spec.Namespace
+	owner := resource.OwnerReference{Kind: resource.KindApp.Name, Name: resource.AppName, UID: a.Metadata.UID, Controller: true}
+	vm := &resource.VM{TypeMeta: resource.TypeMeta{APIVersion: resource.APIVersion, Kind: "VM"},
+		Metadata: resource.ObjectMeta{Name: "app", Namespace: ns, OwnerReferences: []resource.OwnerReference{owner}}, Spec: resource.VMSpec{Running: true, TemplateRef: "app-template"}}
+	if _, err := cl.Create(ctx, vm); err != nil {
+		t.Fatal(err)
+	}
+	starting := daemontest.Condition(resource.VMRunning, "False", resource.ReasonStarting, "booting")
+	created := daemontest.Condition(resource.VMCreated, "True", resource.ReasonCreated, "")
+	f.d.SetVMConditions(ns, "app", created, starting)
+	f.d.SetAppConditions(created, starting)
+	f.await("Starting… booting the VM")
+	f.d.AppendHostAgentLog("app", `time="2026-01-01T00:00:00Z" level=info msg="Starting QEMU (hint: to watch the boot progress, see the serial log)"`)
+	f.await("Starting… booting the kernel")
+	f.d.AppendHostAgentLog("app", `time="2026-01-01T00:00:01Z" level=info msg="Waiting for the essential requirement 1 of 2: \"ssh\""`)
+	m := f.await("Starting… waiting for SSH")
+	if it := item(m, "app — Starting: waiting for SSH"); it == nil {
+		t.Errorf("the Machines submenu does not show the boot: %+v", item(m, menu.LabelMachines).Children)
+	}
+
+	failed := daemontest.Condition(resource.VMRunning, "False", resource.ReasonStartFailed, "SSH never came up")
+	f.d.SetVMConditions(ns, "app", failed)
+	f.d.SetAppConditions(failed, daemontest.Condition(resource.AppSettled, "False", resource.ReasonStartFailed, "SSH never came up"))
+	m = f.await("Failed: SSH never came up")
+	if item(m, menu.LabelStart).Enabled || !item(m, menu.LabelStop).Enabled || !item(m, menu.LabelRestart).Enabled {
+		t.Errorf("a failed start: Start %v Stop %v Restart %v; want Stop and Restart",
+			item(m, menu.LabelStart).Enabled, item(m, menu.LabelStop).Enabled, item(m, menu.LabelRestart).Enabled)
+	}
+	if it := item(m, "app — Failed (StartFailed)"); it == nil {
+		t.Errorf("Machines: %+v", item(m, menu.LabelMachines).Children)
+	}
+	f.click(menu.LabelRestart)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		obj, err := cl.Get(ctx, resource.KindVM, ns, "app")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, asked := obj.GetMeta().Annotations[resource.AnnotationRestartRequested]; asked {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("Restart did not ask the VM to restart")
+		}
+	}
+}

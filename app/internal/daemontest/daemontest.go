@@ -1,10 +1,13 @@
 // Package daemontest runs the daemon's real API over a real SQLite store
-// on a real Unix socket inside a test, without controllers: the test plays
-// their part by writing status. It is for the tray's tests only.
+// on a real Unix socket inside a test, without controllers or machines: the
+// test plays the controllers' part by writing status, and the host agents'
+// by writing their logs, which the API serves. It is for the tray's tests
+// only.
 package daemontest
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -27,6 +30,7 @@ type Daemon struct {
 	Socket string
 	Store  store.Store
 	srv    *http.Server
+	logs   hostLogs
 }
 
 // New returns a daemon that is not started yet.
@@ -42,7 +46,7 @@ func New(t testing.TB) *Daemon {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &Daemon{t: t, Socket: filepath.Join(dir, "paddock.sock"), Store: st}
+	d := &Daemon{t: t, Socket: filepath.Join(dir, "paddock.sock"), Store: st, logs: hostLogs{dir}}
 	t.Cleanup(func() { d.Stop(); st.Close() })
 	return d
 }
@@ -53,7 +57,7 @@ func (d *Daemon) Start() {
 	if err != nil {
 		d.t.Fatal(err)
 	}
-	d.srv = &http.Server{Handler: api.New(api.Config{Store: d.Store}).Handler()}
+	d.srv = &http.Server{Handler: api.New(api.Config{Store: d.Store, VMAccess: d.logs}).Handler()}
 	go d.srv.Serve(l)
 }
 
@@ -90,4 +94,59 @@ func (d *Daemon) SetAppConditions(conds ...metav1.Condition) {
 // Condition is a condition as the App controller writes it.
 func Condition(kind, status, reason, msg string) metav1.Condition {
 	return metav1.Condition{Type: kind, Status: metav1.ConditionStatus(status), Reason: reason, Message: msg}
+}
+
+// SetVMConditions plays the VM controller: it writes conditions into the
+// status of VM ns/name, at its current generation.
+func (d *Daemon) SetVMConditions(ns, name string, conds ...metav1.Condition) {
+	d.t.Helper()
+	key := resource.Key{Kind: resource.KindVM.Name, Namespace: ns, Name: name}
+	_, err := controller.UpdateStatus(context.Background(), d.Store, key, func(v *resource.VM) (bool, error) {
+		for _, c := range conds {
+			resource.SetCondition(&v.Status.Conditions, v.Metadata.Generation, c)
+		}
+		return true, nil
+	})
+	if err != nil {
+		d.t.Fatal(err)
+	}
+}
+
+// AppendHostAgentLog plays VM name's host agent: it appends lines to the
+// machine's host agent log, which the API's logs endpoint serves.
+func (d *Daemon) AppendHostAgentLog(name string, lines ...string) {
+	d.t.Helper()
+	path, _ := d.logs.LogPath(name, resource.VMLogHostAgent)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	defer f.Close()
+	for _, l := range lines {
+		if _, err := f.WriteString(l + "\n"); err != nil {
+			d.t.Fatal(err)
+		}
+	}
+}
+
+// RemoveHostAgentLog plays a new start of VM name's host agent, which
+// removes the log of the one before (as Lima's start does).
+func (d *Daemon) RemoveHostAgentLog(name string) {
+	d.t.Helper()
+	path, _ := d.logs.LogPath(name, resource.VMLogHostAgent)
+	if err := os.Remove(path); err != nil {
+		d.t.Fatal(err)
+	}
+}
+
+// hostLogs plays the VM driver's part of the API: every machine's logs are
+// files in one directory. There are no machines to reach over ssh.
+type hostLogs struct{ dir string }
+
+func (h hostLogs) SSH(name string) (resource.VMSSH, error) {
+	return resource.VMSSH{}, fmt.Errorf("the test daemon runs no machine %s", name)
+}
+
+func (h hostLogs) LogPath(name string, stream resource.VMLogStream) (string, error) {
+	return filepath.Join(h.dir, name+"."+string(stream)+".log"), nil
 }
