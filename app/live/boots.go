@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"sync"
+	"time"
 
 	"paddock.dev/paddock/app/menu"
 	"paddock.dev/paddock/core/resource"
@@ -16,9 +17,9 @@ import (
 // name the step.
 type boots struct {
 	ctx context.Context
-	// follow reads the boot of VM ns/name and calls step with each of its
-	// steps, until ctx ends.
-	follow func(ctx context.Context, ns, name string, step func(string))
+	// follow reads the boot of VM ns/name from its log lines written
+	// since then and calls step with each of its steps, until ctx ends.
+	follow func(ctx context.Context, ns, name string, since time.Time, step func(string))
 	// stepped is called, under the snapshot's lock, when a step changed.
 	stepped func()
 
@@ -61,8 +62,12 @@ func (b *boots) sync(vms map[string]resource.Object, lock sync.Locker) {
 		}
 		ctx, cancel := context.WithCancel(b.ctx)
 		b.cancel[key] = cancel
+		// The VM's controller says Starting before it starts the machine,
+		// whose host agent replaces the earlier boot's log: lines older
+		// than now are that boot's.
+		since := time.Now()
 		b.wg.Go(func() {
-			b.follow(ctx, vm.Metadata.Namespace, vm.Metadata.Name, func(step string) {
+			b.follow(ctx, vm.Metadata.Namespace, vm.Metadata.Name, since, func(step string) {
 				lock.Lock()
 				defer lock.Unlock()
 				if ctx.Err() != nil || b.steps[key] == step {

@@ -7,11 +7,13 @@ package daemontest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -112,9 +114,10 @@ func (d *Daemon) SetVMConditions(ns, name string, conds ...metav1.Condition) {
 	}
 }
 
-// AppendHostAgentLog plays VM name's host agent: it appends lines to the
-// machine's host agent log, which the API's logs endpoint serves.
-func (d *Daemon) AppendHostAgentLog(name string, lines ...string) {
+// AppendHostAgentLog plays VM name's host agent: it appends a line to the
+// machine's host agent log for each message, as Lima's writes them (JSON,
+// with the time to the second), which the API's logs endpoint serves.
+func (d *Daemon) AppendHostAgentLog(name string, msgs ...string) {
 	d.t.Helper()
 	path, _ := d.logs.LogPath(name, resource.VMLogHostAgent)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
@@ -122,8 +125,9 @@ func (d *Daemon) AppendHostAgentLog(name string, lines ...string) {
 		d.t.Fatal(err)
 	}
 	defer f.Close()
-	for _, l := range lines {
-		if _, err := f.WriteString(l + "\n"); err != nil {
+	for _, msg := range msgs {
+		line, _ := json.Marshal(map[string]string{"level": "info", "msg": msg, "time": time.Now().Format(time.RFC3339)})
+		if _, err := f.Write(append(line, '\n')); err != nil {
 			d.t.Fatal(err)
 		}
 	}

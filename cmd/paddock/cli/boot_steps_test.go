@@ -33,7 +33,7 @@ func TestBootStepsAreReadableOverTheAPI(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	steps := make(chan string, 16)
-	go client.NewUnix(e.path("socket")).FollowBoot(ctx, "default", "dev", func(s string) { steps <- s })
+	go client.NewUnix(e.path("socket")).FollowBoot(ctx, "default", "dev", time.Time{}, func(s string) { steps <- s })
 	expect := func(want string) {
 		t.Helper()
 		select {

@@ -81,6 +81,7 @@ func newProgress(w io.Writer) *progress {
 // one the caller's wait ended with (waiting a few seconds at most for the
 // watch to deliver them); stop("") ends at once.
 func (p *progress) follow(ctx context.Context, cl *client.Client, w watched) (stop func(rv string)) {
+	began := time.Now() // before the change the caller asks for: an earlier boot's log lines are older
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	vms := make(chan [2]string, 1) // the VM's namespace and name, once known
@@ -118,7 +119,7 @@ func (p *progress) follow(ctx context.Context, cl *client.Client, w watched) (st
 	wg.Go(func() {
 		select {
 		case vm := <-vms:
-			cl.FollowBoot(ctx, vm[0], vm[1], func(step string) {
+			cl.FollowBoot(ctx, vm[0], vm[1], began, func(step string) {
 				p.mu.Lock()
 				booting := p.booting
 				p.mu.Unlock()
