@@ -427,7 +427,7 @@ func TestTrayStaticBuild(t *testing.T) {
 	m.awaitTooltip("Paddock: Stopped")
 	m.click(items, menu.LabelSettings)
 	if body := notes.await(t, "Paddock"); !strings.Contains(body, "built without the settings window") ||
-		!strings.Contains(body, "paddock app set") {
+		!strings.Contains(body, "paddock set cpus=4") {
 		t.Errorf("Settings… in a build without the window: %q", body)
 	}
 	m.click(m.awaitStatus("Stopped"), menu.LabelQuit)

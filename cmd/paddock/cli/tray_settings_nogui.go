@@ -13,5 +13,5 @@ import (
 // headers, and prints locale complaints from its package initialisers, so
 // no other build carries it.
 func (c *cli) runTraySettings(*cobra.Command) error {
-	return errors.New("this paddock was built without the settings window: build it with CGO_ENABLED=1 go build -tags tray (the README says which packages that needs), or use paddock app set")
+	return errors.New("this paddock was built without the settings window: build it with CGO_ENABLED=1 go build -tags tray (the README says which packages that needs), or change the App with paddock set (for example: paddock set cpus=4)")
 }
