@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"paddock.dev/paddock/cmd/paddock/paddocktest"
 )
 
 // The figures of a daemon under abuse: a watch of 100,000 objects, a
@@ -32,7 +34,7 @@ func BenchmarkWatch100000(b *testing.B) {
 	defer stopServe(cmd)
 	c.CloseIdleConnections()
 	time.Sleep(time.Second) // start-up settles
-	idleBefore := rssKiB(b, cmd.Process.Pid)
+	idleBefore := paddocktest.StatusKiB(b, cmd.Process.Pid, "VmRSS")
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
@@ -57,9 +59,9 @@ func BenchmarkWatch100000(b *testing.B) {
 		b.StopTimer()
 		b.ReportMetric(float64(added), "objects")
 		b.ReportMetric(float64(added)/took.Seconds(), "objects/s")
-		b.ReportMetric(float64(statusKiB(b, cmd.Process.Pid, "VmHWM:"))/1024, "peak-RSS-MiB")
+		b.ReportMetric(float64(paddocktest.StatusKiB(b, cmd.Process.Pid, "VmHWM"))/1024, "peak-RSS-MiB")
 		time.Sleep(5 * time.Second) // the runtime hands memory back
-		b.ReportMetric(float64(rssKiB(b, cmd.Process.Pid))/1024, "idle-after-RSS-MiB")
+		b.ReportMetric(float64(paddocktest.StatusKiB(b, cmd.Process.Pid, "VmRSS"))/1024, "idle-after-RSS-MiB")
 		b.ReportMetric(float64(idleBefore)/1024, "idle-before-RSS-MiB")
 		if added != n {
 			b.Fatalf("the watch delivered %d objects, want %d", added, n)
@@ -97,7 +99,7 @@ func BenchmarkStalledWatcher(b *testing.B) {
 		}
 		b.ReportMetric(float64(writes)/took.Seconds(), "writes/s")
 		reportPercentiles(b, latencies)
-		b.ReportMetric(float64(statusKiB(b, cmd.Process.Pid, "VmHWM:"))/1024, "peak-RSS-MiB")
+		b.ReportMetric(float64(paddocktest.StatusKiB(b, cmd.Process.Pid, "VmHWM"))/1024, "peak-RSS-MiB")
 		b.StartTimer()
 	}
 }

@@ -10,13 +10,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"paddock.dev/paddock/cmd/paddock/paddocktest"
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/core/store/gormstore"
 )
@@ -249,49 +249,12 @@ func BenchmarkIdle(b *testing.B) {
 	const window = 30 * time.Second
 	for i := 0; i < b.N; i++ {
 		time.Sleep(time.Second) // let start-up work settle
-		before := switches(b, cmd.Process.Pid)
+		before := paddocktest.ContextSwitches(b, cmd.Process.Pid)
 		time.Sleep(window)
-		after := switches(b, cmd.Process.Pid)
+		after := paddocktest.ContextSwitches(b, cmd.Process.Pid)
 		b.ReportMetric(float64(after-before)/window.Seconds(), "wakeups/s")
-		b.ReportMetric(float64(rssKiB(b, cmd.Process.Pid))/1024, "RSS-MiB")
+		b.ReportMetric(float64(paddocktest.StatusKiB(b, cmd.Process.Pid, "VmRSS"))/1024, "RSS-MiB")
 	}
-}
-
-// switches sums the context switches of every thread of pid.
-func switches(b *testing.B, pid int) int {
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
-	total := 0
-	for _, t := range tasks {
-		data, err := os.ReadFile(t)
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(data), "\n") {
-			if strings.HasPrefix(line, "voluntary_ctxt_switches:") || strings.HasPrefix(line, "nonvoluntary_ctxt_switches:") {
-				n, _ := strconv.Atoi(strings.TrimSpace(line[strings.Index(line, ":")+1:]))
-				total += n
-			}
-		}
-	}
-	return total
-}
-
-func rssKiB(b testing.TB, pid int) int { return statusKiB(b, pid, "VmRSS:") }
-
-// statusKiB reads a figure in KiB from /proc/PID/status, such as VmRSS:
-// (resident now) or VmHWM: (the most resident so far).
-func statusKiB(b testing.TB, pid int, field string) int {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, field) {
-			n, _ := strconv.Atoi(strings.Fields(line)[1])
-			return n
-		}
-	}
-	return 0
 }
 
 func post(b *testing.B, c *http.Client, url, body string) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/digitalocean/go-qemu/qmp"
 	"github.com/lima-vm/lima/pkg/store/filenames"
+	"paddock.dev/paddock/cmd/paddock/paddocktest"
 )
 
 // One boot shows what a person meets while a VM starts, and measures what
@@ -62,7 +63,7 @@ func TestVMStartProgressAndIdleMemory(t *testing.T) {
 	}
 
 	pid := e.qemuPID("idle")
-	booted, bootCPU := rssKiB(t, pid), cpuSeconds(t, pid)
+	booted, bootCPU := paddocktest.StatusKiB(t, pid, "VmRSS"), cpuSeconds(t, pid)
 	time.Sleep(time.Minute)
 	ram, other := qemuMemoryKiB(t, pid, 1<<20)
 	used, cache := guestMemoryMiB(t, e.mustRun("vm", "shell", "idle", "--", "free", "-m"))

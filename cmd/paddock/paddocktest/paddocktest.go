@@ -1,6 +1,8 @@
-// Package paddocktest builds the real paddock binary for the tests that
-// exec it: the CLI's, and the client library's autostart tests, which start
-// the real daemon.
+// Package paddocktest serves the tests that exec the real paddock binary:
+// it builds the binary (for the CLI's tests, and the client library's
+// autostart tests, which start the real daemon), and reads the memory and
+// wakeups of the processes those tests start (the daemon's, the tray's and
+// QEMU's benchmarks).
 package paddocktest
 
 import (
