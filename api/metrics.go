@@ -31,36 +31,8 @@ func observeRequests(m *metrics.Metrics, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		began := time.Now()
 		rctx := chi.NewRouteContext()
-		rec := &statusWriter{ResponseWriter: w, code: http.StatusOK}
+		rec := newAnswerWriter(w)
 		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), chi.RouteCtxKey, rctx)))
 		m.ObserveRequest(rctx.RoutePattern(), r.Method, rec.code, time.Since(began))
 	})
 }
-
-// statusWriter notes the status code of the answer.
-type statusWriter struct {
-	http.ResponseWriter
-	code        int
-	wroteHeader bool
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if !w.wroteHeader {
-		w.code, w.wroteHeader = code, true
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	w.wroteHeader = true
-	return w.ResponseWriter.Write(b)
-}
-
-// Flush sends what the handler wrote so far (watch streams).
-func (w *statusWriter) Flush() {
-	w.wroteHeader = true
-	http.NewResponseController(w.ResponseWriter).Flush()
-}
-
-// Unwrap lets http.ResponseController reach the connection.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

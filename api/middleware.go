@@ -60,7 +60,7 @@ func withRequestID(ids *requestIDs, next http.Handler) http.Handler {
 // after the answer began cannot change it: the connection is dropped.
 func recoverPanics(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := &recordingWriter{ResponseWriter: w}
+		rec := newAnswerWriter(w)
 		defer func() {
 			v := recover()
 			if v == nil {
@@ -72,7 +72,7 @@ func recoverPanics(log *slog.Logger, next http.Handler) http.Handler {
 			id := RequestID(r.Context())
 			log.ErrorContext(r.Context(), "request handler panicked", "method", r.Method, "path", r.URL.Path,
 				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-			if rec.wrote {
+			if rec.began {
 				panic(http.ErrAbortHandler)
 			}
 			writeProblem(w, newProblem(resource.ReasonInternal, fmt.Sprintf(
@@ -82,31 +82,39 @@ func recoverPanics(log *slog.Logger, next http.Handler) http.Handler {
 	})
 }
 
-// recordingWriter notes whether the answer has begun.
-type recordingWriter struct {
+// answerWriter notes whether the answer has begun, and the status code it
+// began with: the panic handler needs the one, the request metrics the other.
+type answerWriter struct {
 	http.ResponseWriter
-	wrote bool
+	code  int
+	began bool
 }
 
-func (w *recordingWriter) WriteHeader(code int) {
-	w.wrote = true
+func newAnswerWriter(w http.ResponseWriter) *answerWriter {
+	return &answerWriter{ResponseWriter: w, code: http.StatusOK}
+}
+
+func (w *answerWriter) WriteHeader(code int) {
+	if !w.began {
+		w.code, w.began = code, true
+	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *recordingWriter) Write(b []byte) (int, error) {
-	w.wrote = true
+func (w *answerWriter) Write(b []byte) (int, error) {
+	w.began = true
 	return w.ResponseWriter.Write(b)
 }
 
 // Flush sends what the handler wrote so far (watch streams).
-func (w *recordingWriter) Flush() {
-	w.wrote = true
+func (w *answerWriter) Flush() {
+	w.began = true
 	http.NewResponseController(w.ResponseWriter).Flush()
 }
 
 // Unwrap lets http.ResponseController reach the connection (flushes and
 // deadlines of watch streams).
-func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *answerWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // strictQuery refuses a query string that does not parse: Go's parser drops
 // a malformed pair silently, and a dropped labelSelector lists everything.
