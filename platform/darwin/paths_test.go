@@ -8,6 +8,7 @@ import (
 	"github.com/lima-vm/lima/pkg/store/filenames"
 
 	"paddock.dev/paddock/core/instance"
+	"paddock.dev/paddock/core/instance/instancetest"
 )
 
 // TestSocketPathLimit resolves instances under a macOS-like home: the
@@ -26,24 +27,7 @@ func TestSocketPathLimit(t *testing.T) {
 	dir := t.TempDir()
 	r.Data, r.Log = filepath.Join(dir, "data"), filepath.Join(dir, "log")
 
-	accepted := 0
-	for n := 1; n <= 32; n++ {
-		p, err := instance.Resolve(r, strings.Repeat("x", n))
-		if err != nil {
-			if !strings.Contains(err.Error(), "socket paths would be too long") {
-				t.Fatalf("a %d-character name: %v", n, err)
-			}
-			break
-		}
-		accepted = n
-		longest := p.LongestSocket()
-		if len(longest)+1 > 104 {
-			t.Errorf("accepted %s: %d bytes and the NUL exceed sun_path", longest, len(longest))
-		}
-		if !strings.HasSuffix(longest, "/"+filenames.LongestSock) {
-			t.Errorf("%s does not end in Lima's longest socket name %s", longest, filenames.LongestSock)
-		}
-	}
+	accepted, _ := instancetest.LongestName(t, r, 104, filenames.LongestSock)
 	// 103 - len("/Users/" + 24) - len("/.paddock-") - len("/lima/") - 16
 	// - len("/ssh.sock.") - 16 = 103 - 31 - 10 - 6 - 16 - 10 - 16 = 14
 	if accepted != 14 {

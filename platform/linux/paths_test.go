@@ -8,6 +8,7 @@ import (
 	"github.com/lima-vm/lima/pkg/store/filenames"
 
 	"paddock.dev/paddock/core/instance"
+	"paddock.dev/paddock/core/instance/instancetest"
 )
 
 // TestSocketPathLimit resolves instances under a long home directory: the
@@ -27,23 +28,9 @@ func TestSocketPathLimit(t *testing.T) {
 	dir := t.TempDir()
 	r.Data, r.Log = filepath.Join(dir, "data"), filepath.Join(dir, "log")
 
-	accepted := 0
-	for n := 1; n <= 32; n++ {
-		p, err := instance.Resolve(r, strings.Repeat("x", n))
-		if err != nil {
-			if !strings.Contains(err.Error(), "socket paths would be too long") || !strings.Contains(err.Error(), "at most 11 characters") {
-				t.Fatalf("a %d-character name: %v", n, err)
-			}
-			break
-		}
-		accepted = n
-		longest := p.LongestSocket()
-		if len(longest)+1 > 108 {
-			t.Errorf("accepted %s: %d bytes and the NUL exceed sun_path", longest, len(longest))
-		}
-		if !strings.HasSuffix(longest, "/"+filenames.LongestSock) {
-			t.Errorf("%s does not end in Lima's longest socket name %s", longest, filenames.LongestSock)
-		}
+	accepted, refusal := instancetest.LongestName(t, r, 108, filenames.LongestSock)
+	if refusal == nil || !strings.Contains(refusal.Error(), "at most 11 characters") {
+		t.Errorf("a name one character too long: %v, want a refusal naming the 11 characters that fit", refusal)
 	}
 	// 107 - len("/home/" + 32) - len("/.paddock-") - len("/lima/") - 16
 	// - len("/ssh.sock.") - 16 = 107 - 38 - 10 - 6 - 16 - 10 - 16 = 11
