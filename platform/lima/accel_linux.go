@@ -48,13 +48,16 @@ func (d *Driver) resolveAccel(ctx context.Context, arch limayaml.Arch) (string, 
 }
 
 // qemuEnv returns the host agent's environment entries through which
-// Lima's QEMU driver runs QEMU with accel. Lima v1.2.2 asks QEMU for KVM
-// for every native-architecture guest on Linux; for TCG, Lima is pointed
-// (through $QEMU_SYSTEM_<ARCH>, which it reads from its environment) at a
-// link to the paddock binary named qemu-system-<arch>, the QEMU wrapper,
-// which rewrites the arguments and execs the real QEMU ($PADDOCK_QEMU_REAL).
+// Lima's QEMU driver runs QEMU with accel. For a native-architecture guest
+// Lima is pointed (through $QEMU_SYSTEM_<ARCH>, which it reads from its
+// environment) at a link to the paddock binary named qemu-system-<arch>,
+// the QEMU wrapper, which execs the real QEMU ($PADDOCK_QEMU_REAL) with a
+// balloon that returns the pages the guest frees and, for TCG
+// ($PADDOCK_QEMU_WRAPPER_ACCEL), Lima's KVM arguments rewritten for
+// emulation: Lima v1.2.2 asks QEMU for KVM for every native guest on
+// Linux. A guest of another architecture runs as Lima starts it.
 func (d *Driver) qemuEnv(accel string, arch limayaml.Arch) ([]string, error) {
-	if accel != string(qemu.AccelTCG) || !limayaml.IsNativeArch(arch) {
+	if !limayaml.IsNativeArch(arch) {
 		return nil, nil
 	}
 	real, err := qemu.Find(arch)
@@ -65,5 +68,9 @@ func (d *Driver) qemuEnv(accel string, arch limayaml.Arch) ([]string, error) {
 	if err := linkExecutable(d.Executable, link); err != nil {
 		return nil, err
 	}
-	return []string{"QEMU_SYSTEM_" + strings.ToUpper(arch) + "=" + link, qemu.EnvReal + "=" + real}, nil
+	return []string{
+		"QEMU_SYSTEM_" + strings.ToUpper(arch) + "=" + link,
+		qemu.EnvReal + "=" + real,
+		qemu.EnvWrapperAccel + "=" + accel,
+	}, nil
 }

@@ -35,10 +35,11 @@
 // On Linux, Start also picks QEMU's accelerator (PADDOCK_QEMU_ACCEL: auto,
 // kvm or tcg; auto probes whether KVM really runs a guest, see
 // platform/qemu), records it for Describe, and prepares the host agent's
-// environment: for TCG, Lima's QEMU driver is pointed at the paddock
-// binary under the name qemu-system-ARCH (the QEMU wrapper, in
-// platform/qemu), which rewrites Lima's KVM arguments and execs the real
-// QEMU; and the paddock binary comes first on its PATH as ssh (ExecSSH),
+// environment: for a native-architecture guest, Lima's QEMU driver is
+// pointed at the paddock binary under the name qemu-system-ARCH (the QEMU
+// wrapper, in platform/qemu), which adds a free-page-reporting balloon,
+// rewrites Lima's KVM arguments for TCG when TCG was chosen, and execs the
+// real QEMU; and the paddock binary comes first on its PATH as ssh (ExecSSH),
 // so that Lima's 10-second SSH check passes as soon as the guest answers.
 // The paddock binary dispatches on its invocation name to these helpers
 // before any command runs (cmd/paddock/cli/argv0_linux.go).

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lima-vm/lima/pkg/limayaml"
+
 	"paddock.dev/paddock/platform/qemu"
 )
 
@@ -35,53 +37,64 @@ func envMap(env []string) map[string]string {
 	return m
 }
 
-// A host agent for a TCG guest gets its Lima home, the QEMU wrapper and the
-// ssh shim in its own environment; this process's environment stays as it
-// was.
-func TestHostAgentEnvForTCG(t *testing.T) {
-	bin := fakePrograms(t)
-	d := &Driver{LimaHome: t.TempDir(), Executable: "/opt/paddock/bin/paddock"}
-	env, err := d.hostAgentEnv(string(qemu.AccelTCG), "x86_64")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := envMap(env)
-	if m[EnvLimaHome] != d.LimaHome {
-		t.Errorf("LIMA_HOME=%q, want %q", m[EnvLimaHome], d.LimaHome)
-	}
-	wrapper := m["QEMU_SYSTEM_X86_64"]
-	if target, err := os.Readlink(wrapper); err != nil || target != d.Executable || filepath.Base(wrapper) != "qemu-system-x86_64" {
-		t.Errorf("QEMU_SYSTEM_X86_64=%q links to %q (%v), want a qemu-system-x86_64 link to %s", wrapper, target, err, d.Executable)
-	}
-	if m[qemu.EnvReal] != filepath.Join(bin, "qemu-system-x86_64") {
-		t.Errorf("%s=%q, want the QEMU on PATH", qemu.EnvReal, m[qemu.EnvReal])
-	}
-	path := filepath.SplitList(m["PATH"])
-	if len(path) != 2 || path[1] != bin {
-		t.Fatalf("PATH=%q, want the shim's directory before %s", m["PATH"], bin)
-	}
-	if target, err := os.Readlink(filepath.Join(path[0], "ssh")); err != nil || target != d.Executable {
-		t.Errorf("the ssh shim links to %q (%v), want %s", target, err, d.Executable)
-	}
-	if m[EnvRealSSH] != filepath.Join(bin, "ssh") {
-		t.Errorf("%s=%q, want the ssh on PATH", EnvRealSSH, m[EnvRealSSH])
-	}
-	if os.Getenv("PATH") != bin || os.Getenv("QEMU_SYSTEM_X86_64") != "" || os.Getenv(EnvRealSSH) != "" {
-		t.Error("preparing a host agent's environment changed this process's")
+// A host agent gets its Lima home, the QEMU wrapper (told the accelerator)
+// and the ssh shim in its own environment, under TCG and under KVM alike;
+// this process's environment stays as it was.
+func TestHostAgentEnv(t *testing.T) {
+	for _, accel := range []qemu.Accel{qemu.AccelTCG, qemu.AccelKVM} {
+		t.Run(string(accel), func(t *testing.T) {
+			bin := fakePrograms(t)
+			d := &Driver{LimaHome: t.TempDir(), Executable: "/opt/paddock/bin/paddock"}
+			env, err := d.hostAgentEnv(string(accel), "x86_64")
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := envMap(env)
+			if m[EnvLimaHome] != d.LimaHome {
+				t.Errorf("LIMA_HOME=%q, want %q", m[EnvLimaHome], d.LimaHome)
+			}
+			wrapper := m["QEMU_SYSTEM_X86_64"]
+			if target, err := os.Readlink(wrapper); err != nil || target != d.Executable || filepath.Base(wrapper) != "qemu-system-x86_64" {
+				t.Errorf("QEMU_SYSTEM_X86_64=%q links to %q (%v), want a qemu-system-x86_64 link to %s", wrapper, target, err, d.Executable)
+			}
+			if m[qemu.EnvReal] != filepath.Join(bin, "qemu-system-x86_64") {
+				t.Errorf("%s=%q, want the QEMU on PATH", qemu.EnvReal, m[qemu.EnvReal])
+			}
+			if m[qemu.EnvWrapperAccel] != string(accel) {
+				t.Errorf("%s=%q, want %s", qemu.EnvWrapperAccel, m[qemu.EnvWrapperAccel], accel)
+			}
+			path := filepath.SplitList(m["PATH"])
+			if len(path) != 2 || path[1] != bin {
+				t.Fatalf("PATH=%q, want the shim's directory before %s", m["PATH"], bin)
+			}
+			if target, err := os.Readlink(filepath.Join(path[0], "ssh")); err != nil || target != d.Executable {
+				t.Errorf("the ssh shim links to %q (%v), want %s", target, err, d.Executable)
+			}
+			if m[EnvRealSSH] != filepath.Join(bin, "ssh") {
+				t.Errorf("%s=%q, want the ssh on PATH", EnvRealSSH, m[EnvRealSSH])
+			}
+			if os.Getenv("PATH") != bin || os.Getenv("QEMU_SYSTEM_X86_64") != "" || os.Getenv(EnvRealSSH) != "" {
+				t.Error("preparing a host agent's environment changed this process's")
+			}
+		})
 	}
 }
 
-// Under KVM, Lima runs QEMU as it is: no wrapper.
-func TestHostAgentEnvForKVM(t *testing.T) {
+// A guest of another architecture runs as Lima starts it: no wrapper.
+func TestHostAgentEnvForeignArch(t *testing.T) {
 	fakePrograms(t)
+	foreign := limayaml.AARCH64
+	if limayaml.IsNativeArch(foreign) {
+		foreign = limayaml.X8664
+	}
 	d := &Driver{LimaHome: t.TempDir(), Executable: "/opt/paddock/bin/paddock"}
-	env, err := d.hostAgentEnv(string(qemu.AccelKVM), "x86_64")
+	env, err := d.hostAgentEnv(string(qemu.AccelTCG), foreign)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if slices.ContainsFunc(env, func(kv string) bool {
 		return strings.HasPrefix(kv, "QEMU_SYSTEM_") || strings.HasPrefix(kv, qemu.EnvReal+"=")
 	}) {
-		t.Errorf("a KVM guest's host agent gets the QEMU wrapper: %q", env)
+		t.Errorf("a foreign-architecture guest's host agent gets the QEMU wrapper: %q", env)
 	}
 }

@@ -12,8 +12,9 @@ import (
 // through links to the paddock binary, before any command runs, when the
 // binary was started under such a link's name:
 //
-//   - qemu-system-*: the QEMU wrapper, which runs guests under TCG where
-//     Lima would ask for KVM (see platform/qemu);
+//   - qemu-system-*: the QEMU wrapper, which gives guests a balloon that
+//     returns the pages they free and runs them under TCG where Lima
+//     would ask for KVM and Paddock chose TCG (see platform/qemu);
 //   - ssh: the ssh shim, which waits for the guest's SSH server before
 //     running ssh (see platform/lima).
 //
@@ -23,7 +24,7 @@ func init() {
 	var err error
 	switch {
 	case qemu.IsWrapperName(os.Args[0]):
-		err = qemu.ExecForTCG(os.Args[1:])
+		err = qemu.ExecWrapper(os.Args[1:])
 	case lima.IsSSHShimName(os.Args[0]):
 		err = lima.ExecSSH(os.Args[1:])
 	default:

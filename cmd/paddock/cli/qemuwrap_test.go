@@ -11,8 +11,9 @@ import (
 )
 
 // The QEMU wrapper hands QEMU (here echo, which prints what it got) a
-// translation cache of PADDOCK_QEMU_TB_SIZE MiB and a balloon that returns
-// the pages the guest frees; a size that is none is refused, named.
+// balloon that returns the pages the guest frees, and under TCG a
+// translation cache of PADDOCK_QEMU_TB_SIZE MiB; a size that is none is
+// refused, named. Under KVM, Lima's arguments are kept as they were.
 func TestQEMUWrapperSizesTheCacheAndAddsTheBalloon(t *testing.T) {
 	echo, err := exec.LookPath("echo")
 	if err != nil {
@@ -22,9 +23,10 @@ func TestQEMUWrapperSizesTheCacheAndAddsTheBalloon(t *testing.T) {
 	if err := os.Symlink(paddockBin, link); err != nil {
 		t.Fatal(err)
 	}
-	run := func(tbSize string) (string, error) {
-		cmd := exec.Command(link, "-m", "1024", "-cpu", "host", "-machine", "q35,accel=kvm", "-drive", "file=disk,if=virtio")
-		cmd.Env = append(os.Environ(), "PADDOCK_QEMU_REAL="+echo, "PADDOCK_QEMU_TB_SIZE="+tbSize)
+	lima := []string{"-m", "1024", "-cpu", "host", "-machine", "q35,accel=kvm", "-drive", "file=disk,if=virtio"}
+	run := func(tbSize string, env ...string) (string, error) {
+		cmd := exec.Command(link, lima...)
+		cmd.Env = append(os.Environ(), append(env, "PADDOCK_QEMU_REAL="+echo, "PADDOCK_QEMU_TB_SIZE="+tbSize)...)
 		out, err := cmd.CombinedOutput()
 		return strings.TrimSpace(string(out)), err
 	}
@@ -33,6 +35,15 @@ func TestQEMUWrapperSizesTheCacheAndAddsTheBalloon(t *testing.T) {
 		if out, err := run(tbSize); err != nil || out != strings.Replace(want, "%s", size, 1) {
 			t.Errorf("PADDOCK_QEMU_TB_SIZE=%q: QEMU got %q (%v)", tbSize, out, err)
 		}
+	}
+	for _, env := range []string{"PADDOCK_QEMU_WRAPPER_ACCEL=tcg", "PADDOCK_QEMU_WRAPPER_ACCEL="} {
+		if out, err := run("64", env); err != nil || out != strings.Replace(want, "%s", "64", 1) {
+			t.Errorf("%s: QEMU got %q (%v)", env, out, err)
+		}
+	}
+	kvm := strings.Join(lima, " ") + " -device virtio-balloon-pci,free-page-reporting=on"
+	if out, err := run("64M", "PADDOCK_QEMU_WRAPPER_ACCEL=kvm"); err != nil || out != kvm {
+		t.Errorf("under KVM: QEMU got %q (%v), want %q", out, err, kvm)
 	}
 	if out, err := run("64M"); err == nil || !strings.Contains(out, `PADDOCK_QEMU_TB_SIZE="64M" is not a size in MiB`) {
 		t.Errorf("PADDOCK_QEMU_TB_SIZE=64M: %q (%v); want it refused", out, err)
