@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"paddock.dev/paddock/cmd/paddock/paddocktest"
+	"paddock.dev/paddock/platform/qemu"
 )
 
 // paddockBin is the paddock binary the tests run, built once by TestMain.
@@ -63,7 +64,10 @@ func newEnv(t testing.TB, instance string) *env {
 func (e *env) environ() []string {
 	var out []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "XDG_") && !strings.HasPrefix(kv, "PADDOCK_") {
+		// The translation cache's size passes through, for measuring
+		// TestVMStartProgressAndIdleMemory at other sizes.
+		keep := strings.HasPrefix(kv, qemu.EnvTBSize+"=")
+		if keep || !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "XDG_") && !strings.HasPrefix(kv, "PADDOCK_") {
 			out = append(out, kv)
 		}
 	}

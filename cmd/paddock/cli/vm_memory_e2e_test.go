@@ -67,9 +67,11 @@ func TestVMStartProgressAndIdleMemory(t *testing.T) {
 	time.Sleep(time.Minute)
 	ram, other := qemuMemoryKiB(t, pid, 1<<20)
 	used, cache := guestMemoryMiB(t, e.mustRun("vm", "shell", "idle", "--", "free", "-m"))
-	balloon := e.mustRun("vm", "shell", "idle", "--", "sh", "-c", "ls /sys/bus/virtio/drivers/virtio_balloon 2>&1 | grep virtio || echo none")
-	t.Logf("accelerator %s; start to running %.1f s, QEMU's CPU time then %.1f s; QEMU RSS %d MiB after boot, %d MiB idle (guest RAM %d MiB, the rest %d MiB); guest used %.0f MiB, buff/cache %.0f MiB; idle RSS over guest used %.0f MiB; balloon device in the guest: %s",
-		e.vm("idle").Status.Accelerator, boot.Seconds(), bootCPU, booted/1024, (ram+other)/1024, ram/1024, other/1024, used, cache, float64(ram+other)/1024-used, strings.TrimSpace(balloon))
+	anon := paddocktest.StatusKiB(t, pid, "RssAnon")
+	balloon := e.mustRun("vm", "shell", "idle", "--", "sh", "-c", "for d in /sys/bus/virtio/drivers/virtio_balloon/virtio*; do echo $d features $(cat $d/features); done; echo page_reporting_order $(cat /sys/module/page_reporting/parameters/page_reporting_order 2>&1); grep -E 'MemFree|^Cached' /proc/meminfo")
+	load, _ := os.ReadFile("/proc/loadavg")
+	t.Logf("accelerator %s; start to running %.1f s, QEMU's CPU time then %.1f s; QEMU RSS %d MiB after boot, %d MiB idle (RssAnon %d MiB; guest RAM %d MiB, the rest %d MiB); guest used %.0f MiB, buff/cache %.0f MiB; idle RSS over guest used+cache %.0f MiB; load %s; balloon in the guest: %s",
+		e.vm("idle").Status.Accelerator, boot.Seconds(), bootCPU, booted/1024, (ram+other)/1024, anon/1024, ram/1024, other/1024, used, cache, float64(ram+other)/1024-used-cache, strings.TrimSpace(string(load)), strings.TrimSpace(balloon))
 	if tcg {
 		t.Logf("info jit:\n%s", infoJIT(t, filepath.Join(e.path("lima_home"), "idle", filenames.QMPSock)))
 	}
