@@ -36,8 +36,8 @@ func ParseFieldSelector(s string) (fields.Selector, error) {
 }
 
 // Matcher reports whether a list or watch selects the object with key and
-// labels.
-type Matcher func(key resource.Key, labels map[string]string) bool
+// labels: a labels.Set, or any other form a store keeps labels in.
+type Matcher func(key resource.Key, l labels.Labels) bool
 
 // Matcher returns the predicate that selects what opts ask for.
 func (opts ListOptions) Matcher() Matcher {
@@ -50,11 +50,11 @@ func (opts ListOptions) Matcher() Matcher {
 		fsel = fields.Everything()
 	}
 	kind := opts.Kind.Name
-	return func(k resource.Key, l map[string]string) bool {
+	return func(k resource.Key, l labels.Labels) bool {
 		if k.Kind != kind || (opts.Namespace != "" && k.Namespace != opts.Namespace) {
 			return false
 		}
-		if !sel.Matches(labels.Set(l)) {
+		if !sel.Matches(l) {
 			return false
 		}
 		return fsel.Empty() || fsel.Matches(fields.Set{"metadata.name": k.Name, "metadata.namespace": k.Namespace})

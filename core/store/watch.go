@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/labels"
+
 	"paddock.dev/paddock/core/resource"
 )
 
@@ -84,7 +86,7 @@ func (w *Watcher) Next(ctx context.Context) (Event, error) {
 			ev := w.batch[0]
 			w.batch[0] = Event{}
 			w.batch = w.batch[1:]
-			if ev.Type == Bookmark || w.match(ev.Key, ev.Labels) {
+			if ev.Type == Bookmark || w.match(ev.Key, labels.Set(ev.Labels)) {
 				return ev, nil
 			}
 			continue
@@ -139,7 +141,7 @@ func (w *Watcher) Stop() {
 // push queues a live event if the watch selects it. It reports false once
 // the watch has ended, so the hub can drop it.
 func (w *Watcher) push(ev Event) bool {
-	if ev.Revision <= w.start || !w.match(ev.Key, ev.Labels) {
+	if ev.Revision <= w.start || !w.match(ev.Key, labels.Set(ev.Labels)) {
 		return true
 	}
 	w.mu.Lock()

@@ -62,6 +62,10 @@ func BenchmarkWatch100000(b *testing.B) {
 		b.ReportMetric(float64(paddocktest.StatusKiB(b, cmd.Process.Pid, "VmHWM"))/1024, "peak-RSS-MiB")
 		time.Sleep(5 * time.Second) // the runtime hands memory back
 		b.ReportMetric(float64(paddocktest.StatusKiB(b, cmd.Process.Pid, "VmRSS"))/1024, "idle-after-RSS-MiB")
+		// Of it, the heap and stacks (anonymous) apart from the pages of the
+		// binary and of the files it maps.
+		b.ReportMetric(float64(paddocktest.StatusKiB(b, cmd.Process.Pid, "RssAnon"))/1024, "idle-after-anon-MiB")
+		b.ReportMetric(float64(paddocktest.StatusKiB(b, cmd.Process.Pid, "RssFile"))/1024, "idle-after-file-MiB")
 		b.ReportMetric(float64(idleBefore)/1024, "idle-before-RSS-MiB")
 		if added != n {
 			b.Fatalf("the watch delivered %d objects, want %d", added, n)

@@ -3,7 +3,10 @@
 // The objects and an event log live in the database; watches replay from
 // the log.
 //
-// Reads are served from an in-memory index of every object that is loaded
-// at open and updated after each commit; the daemon is the store's only
-// user (a lock guarantees it), so the index never goes stale.
+// An in-memory index holds every object's metadata (its key, revision, UID
+// and labels), loaded at open and updated after each commit: guards,
+// selectors and the listings of watches read it. Objects' JSON is read
+// from the database, through a small cache of the objects used last. The
+// daemon is the store's only user (a lock guarantees it), so neither goes
+// stale.
 package gormstore

@@ -2,6 +2,8 @@ package gormstore
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"reflect"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/glebarez/sqlite"
+	"github.com/google/uuid"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 	gormlogger "gorm.io/gorm/logger"
@@ -39,8 +42,10 @@ type objectRow struct {
 	Kind      string `gorm:"primaryKey;size:64"`
 	Namespace string `gorm:"primaryKey;size:253"`
 	Name      string `gorm:"primaryKey;size:253"`
-	Revision  int64  `gorm:"not null"`
-	Body      []byte `gorm:"not null"`
+	// Revision is the object's resourceVersion; indexed, as reads of a
+	// snapshot of the index find bodies by it.
+	Revision int64  `gorm:"not null;index"`
+	Body     []byte `gorm:"not null"`
 }
 
 func (objectRow) TableName() string { return "objects" }
@@ -89,9 +94,23 @@ func SQLite(path string) gorm.Dialector {
 		"&_pragma=journal_size_limit(" + strconv.Itoa(walSizeLimit) + ")")
 }
 
+// sqliteReaders is how many connections read a SQLite database besides
+// the one that writes. In WAL mode they read while a write commits.
+const sqliteReaders = 2
+
+// sqliteReaderDSN names the SQLite file at path for the read-only
+// connections.
+func sqliteReaderDSN(path string) string {
+	return path + "?_pragma=busy_timeout(5000)&_pragma=query_only(1)&_pragma=cache_size(-256)"
+}
+
 // DB is the gorm implementation of Store.
 type DB struct {
-	db      *gorm.DB
+	db *gorm.DB
+	// readers are the connections reads use: for SQLite connections of
+	// their own, which read while a write commits; else db's.
+	readers *sql.DB
+	reads   *reads
 	name    string // the database, for messages
 	lock    dbLock // keeps other daemons off the database; nil once released
 	failing atomic.Pointer[string]
@@ -112,10 +131,15 @@ type DB struct {
 	// logBytes is the bytes of the objects in the event log.
 	logBytes atomic.Int64
 	// imu guards index against readers; only writers holding mu change it.
-	imu    sync.RWMutex
-	index  *index
+	imu   sync.RWMutex
+	index *index
+	// cache keeps the JSON of recently used objects; it moves with the
+	// index, under imu.
+	cache  bodyCache
 	hub    *store.Hub
 	closed atomic.Bool
+	// release hands back the memory of large reads.
+	release releaser
 }
 
 var _ store.Store = (*DB)(nil)
@@ -146,14 +170,15 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		}
 		lock = l
 	}
-	gdb, err := gorm.Open(cfg.Dialector, &gorm.Config{
+	gcfg := &gorm.Config{
 		// Statements are logged by their shape: their values are object
 		// bodies, which may be large or secret.
 		Logger: gormlogger.NewSlogLogger(cfg.Logger, gormlogger.Config{LogLevel: gormlogger.Warn, SlowThreshold: 500 * time.Millisecond,
 			IgnoreRecordNotFoundError: true, ParameterizedQueries: true}),
 		SkipDefaultTransaction: true,
 		PrepareStmt:            true,
-	})
+	}
+	gdb, err := gorm.Open(cfg.Dialector, gcfg)
 	if err != nil {
 		if lock != nil {
 			lock.release()
@@ -188,6 +213,20 @@ func (s *DB) prepare(ctx context.Context, where database) error {
 			return err
 		}
 	}
+	if err := s.db.WithContext(ctx).AutoMigrate(&objectRow{}, &eventRow{}); err != nil {
+		return fmt.Errorf("migrate database schema: %w (the %s)", err, s.name)
+	}
+	s.readers = sqlDB
+	if where.file != "" {
+		if s.readers, err = sql.Open(sqlite.DriverName, sqliteReaderDSN(where.file)); err != nil {
+			return s.storageError(ctx, "open for reading", err)
+		}
+		s.readers.SetMaxOpenConns(sqliteReaders)
+		s.readers.SetMaxIdleConns(sqliteReaders)
+	}
+	if s.reads, err = prepareReads(ctx, s.readers, where.file == ""); err != nil {
+		return s.storageError(ctx, "prepare reads", err)
+	}
 	if err := s.load(ctx); err != nil {
 		return fmt.Errorf("%w (the %s)", err, s.name)
 	}
@@ -204,9 +243,6 @@ func (s *DB) prepare(ctx context.Context, where database) error {
 
 func (s *DB) load(ctx context.Context) error {
 	db := s.db.WithContext(ctx)
-	if err := db.AutoMigrate(&objectRow{}, &eventRow{}); err != nil {
-		return fmt.Errorf("migrate database schema: %w", err)
-	}
 	var bounds struct{ Min, Max, Bytes int64 }
 	if err := db.Model(&eventRow{}).Select("COALESCE(MIN(revision), 0) AS min, COALESCE(MAX(revision), 0) AS max, " +
 		"COALESCE(SUM(LENGTH(body)), 0) AS bytes").Scan(&bounds).Error; err != nil {
@@ -219,25 +255,30 @@ func (s *DB) load(ctx context.Context) error {
 		s.oldest.Store(bounds.Max + 1)
 	}
 	// Row by row: a database of many objects is never in memory twice.
-	rows, err := db.Model(&objectRow{}).Rows()
+	rows, err := s.reads.allObjects.QueryContext(ctx)
 	if err != nil {
 		return fmt.Errorf("load objects: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var r objectRow
-		if err := db.ScanRows(rows, &r); err != nil {
+		if err := rows.Scan(&r.Kind, &r.Namespace, &r.Name, &r.Revision, &r.Body); err != nil {
 			return fmt.Errorf("load objects: %w", err)
 		}
-		k, ok := resource.KindOf(r.Kind)
-		if !ok {
+		if _, ok := resource.KindOf(r.Kind); !ok {
 			return fmt.Errorf("database holds objects of unknown kind %q", r.Kind)
 		}
-		obj, err := decode(k, r.Body)
-		if err != nil {
+		var obj struct {
+			Metadata struct {
+				UID    string            `json:"uid"`
+				Labels map[string]string `json:"labels"`
+			} `json:"metadata"`
+		}
+		if err := json.Unmarshal(r.Body, &obj); err != nil {
 			return fmt.Errorf("load %s/%s/%s: %w", r.Kind, r.Namespace, r.Name, err)
 		}
-		s.index.put(entryOf(obj, r.Body))
+		key := resource.Key{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
+		s.index.put(key, entryOf(obj.Metadata.UID, obj.Metadata.Labels, r.Revision))
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("load objects: %w", err)
@@ -257,6 +298,7 @@ func (s *DB) Close() error {
 	}
 	s.closed.Store(true)
 	s.hub.CloseAll(store.ErrWatchClosed)
+	s.release.stop()
 	sqlDB, err := s.db.DB()
 	if err != nil {
 		return err
@@ -265,6 +307,12 @@ func (s *DB) Close() error {
 		// First: a PostgreSQL lock's connection would hold Close open.
 		s.lock.release()
 		s.lock = nil
+	}
+	if s.reads != nil {
+		s.reads.close()
+	}
+	if s.readers != nil && s.readers != sqlDB {
+		s.readers.Close()
 	}
 	return sqlDB.Close()
 }
@@ -314,26 +362,29 @@ func (s *DB) commit(ctx context.Context, typ store.EventType, k *resource.Kind, 
 	s.wrote()
 	s.logBytes.Add(int64(len(raw)))
 	s.compacted(ctx, cut)
-	e := entryOf(obj, raw)
+	m := obj.GetMeta()
 	// The revision moves with the index, so that a watch that reads both
 	// under imu sees every write up to the revision in the index, and
 	// every later one published.
 	s.imu.Lock()
 	if typ == store.Deleted {
 		s.index.delete(key)
+		s.cache.remove(key)
 	} else {
-		s.index.put(e)
+		s.index.put(key, entryOf(m.UID, m.Labels, rev))
+		s.cache.put(key, rev, raw)
 	}
 	s.rev.Store(rev)
 	s.imu.Unlock()
-	s.hub.Publish(store.Event{Type: typ, Revision: rev, Key: key, Labels: e.labels, Object: raw})
+	s.hub.Publish(store.Event{Type: typ, Revision: rev, Key: key, Labels: m.Labels, Object: raw})
 	return decode(k, raw)
 }
 
-func entryOf(obj resource.Object, raw []byte) *entry {
-	m := obj.GetMeta()
-	rev, _ := strconv.ParseInt(m.ResourceVersion, 10, 64)
-	return &entry{key: resource.KeyOf(obj), uid: m.UID, resourceVersion: m.ResourceVersion, revision: rev, labels: m.Labels, raw: raw}
+// entryOf returns the index entry of an object with uid and labels
+// written at revision rev. UIDs are UUIDs: the store makes them.
+func entryOf(uid string, labels map[string]string, rev int64) entry {
+	id, _ := uuid.Parse(uid)
+	return entry{uid: id, revision: rev, labels: labelSetOf(labels)}
 }
 
 // kindOf returns the registered kind of obj.

@@ -2,84 +2,178 @@ package gormstore
 
 import (
 	"sort"
+	"strings"
+	"unique"
+
+	"github.com/google/uuid"
 
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/core/store"
 )
 
-// entry is one object as the index holds it: its JSON and what selectors
-// and guards need without decoding it.
+// entry is what the index keeps of one object: what guards and selectors
+// need. Its JSON stays in the database; the revision names it there.
 type entry struct {
-	key             resource.Key
-	uid             string
-	resourceVersion string
-	revision        int64 // resourceVersion as a number
-	labels          map[string]string
-	raw             []byte
+	uid      uuid.UUID
+	revision int64 // of the object's last write: its resourceVersion
+	labels   labelSet
 }
 
-// index holds every stored object in memory, by kind and then by
-// namespace and name.
+func (e entry) resourceVersion() string { return formatRevision(e.revision) }
+
+// labelSet is an object's labels as one interned string, each key and
+// value followed by a NUL, in key order: objects with the same labels
+// share it. It is a labels.Labels for selectors.
+type labelSet struct{ h unique.Handle[string] }
+
+func labelSetOf(m map[string]string) labelSet {
+	keys := make([]string, 0, len(m))
+	size := 0
+	for k, v := range m {
+		keys = append(keys, k)
+		size += len(k) + len(v) + 2
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.Grow(size)
+	for _, k := range keys {
+		b.WriteString(k)
+		b.WriteByte(0)
+		b.WriteString(m[k])
+		b.WriteByte(0)
+	}
+	return labelSet{unique.Make(b.String())}
+}
+
+// each calls f with every label until it returns false.
+func (l labelSet) each(f func(key, value string) bool) {
+	s := l.h.Value()
+	for s != "" {
+		k, rest, _ := strings.Cut(s, "\x00")
+		v, rest, _ := strings.Cut(rest, "\x00")
+		if !f(k, v) {
+			return
+		}
+		s = rest
+	}
+}
+
+// Get returns the value of label key, or "".
+func (l labelSet) Get(key string) string {
+	value, _ := l.lookup(key)
+	return value
+}
+
+// Has reports whether label key is set.
+func (l labelSet) Has(key string) bool {
+	_, ok := l.lookup(key)
+	return ok
+}
+
+func (l labelSet) lookup(key string) (value string, found bool) {
+	l.each(func(k, v string) bool {
+		if k == key {
+			value, found = v, true
+		}
+		return !found
+	})
+	return value, found
+}
+
+// Map returns the labels as a map, nil when there are none.
+func (l labelSet) Map() map[string]string {
+	var m map[string]string
+	l.each(func(k, v string) bool {
+		if m == nil {
+			m = map[string]string{}
+		}
+		m[k] = v
+		return true
+	})
+	return m
+}
+
+// index holds the metadata of every stored object in memory, by kind and
+// then by namespace and name.
 type index struct {
-	byKind map[string]map[nsName]*entry
+	byKind map[string]map[nsName]entry
 }
 
 type nsName struct{ namespace, name string }
 
-func newIndex() *index { return &index{byKind: map[string]map[nsName]*entry{}} }
+func newIndex() *index { return &index{byKind: map[string]map[nsName]entry{}} }
 
-func (x *index) get(k resource.Key) *entry {
-	return x.byKind[k.Kind][nsName{k.Namespace, k.Name}]
+func (x *index) get(k resource.Key) (entry, bool) {
+	e, ok := x.byKind[k.Kind][nsName{k.Namespace, k.Name}]
+	return e, ok
 }
 
-func (x *index) put(e *entry) {
-	m := x.byKind[e.key.Kind]
+func (x *index) put(k resource.Key, e entry) {
+	m := x.byKind[k.Kind]
 	if m == nil {
-		m = map[nsName]*entry{}
-		x.byKind[e.key.Kind] = m
+		m = map[nsName]entry{}
+		x.byKind[unique.Make(k.Kind).Value()] = m
 	}
-	m[nsName{e.key.Namespace, e.key.Name}] = e
+	// Namespaces are few: every key of one shares its string.
+	m[nsName{unique.Make(k.Namespace).Value(), k.Name}] = e
 }
 
 func (x *index) delete(k resource.Key) {
 	delete(x.byKind[k.Kind], nsName{k.Namespace, k.Name})
 }
 
-// byName returns the objects of kind named name in any namespace.
-func (x *index) byName(kind, name string) []*entry {
-	var out []*entry
-	for nn, e := range x.byKind[kind] {
+// byName returns the namespaces in which an object of kind is named name.
+func (x *index) byName(kind, name string) []string {
+	var out []string
+	for nn := range x.byKind[kind] {
 		if nn.name == name {
-			out = append(out, e)
+			out = append(out, nn.namespace)
 		}
 	}
 	return out
 }
 
-// list returns the entries of kind that match, in no order.
-func (x *index) list(match store.Matcher, kind string) []*entry {
-	var out []*entry
-	for _, e := range x.byKind[kind] {
-		if match(e.key, e.labels) {
-			out = append(out, e)
+// item is an object of a list of one kind as the index held it: its
+// namespace and name, the revision of its state then, and its labels.
+type item struct {
+	nsName
+	revision int64
+	labels   labelSet
+}
+
+func (it item) key(kind string) resource.Key {
+	return resource.Key{Kind: kind, Namespace: it.namespace, Name: it.name}
+}
+
+// list returns the objects of kind that match, in no order.
+func (x *index) list(match store.Matcher, kind string) []item {
+	m := x.byKind[kind]
+	var out []item
+	for nn, e := range m {
+		if match(resource.Key{Kind: kind, Namespace: nn.namespace, Name: nn.name}, e.labels) {
+			if out == nil {
+				// Most lists select most objects.
+				out = make([]item, 0, len(m))
+			}
+			out = append(out, item{nn, e.revision, e.labels})
 		}
 	}
 	return out
 }
 
-// sortByName sorts entries by namespace and name, as lists are.
-func sortByName(entries []*entry) {
-	sort.Slice(entries, func(i, j int) bool {
-		a, b := entries[i].key, entries[j].key
-		if a.Namespace != b.Namespace {
-			return a.Namespace < b.Namespace
+// sortByName sorts items by namespace and name, as lists are.
+func sortByName(items []item) {
+	sort.Slice(items, func(i, j int) bool {
+		a, b := items[i], items[j]
+		if a.namespace != b.namespace {
+			return a.namespace < b.namespace
 		}
-		return a.Name < b.Name
+		return a.name < b.name
 	})
 }
 
-// sortByRevision sorts entries by the revision of their last write, as the
+// sortByRevision sorts items by the revision of their last write, as the
 // listing a watch starts with is: its event ids then only increase.
-func sortByRevision(entries []*entry) {
-	sort.Slice(entries, func(i, j int) bool { return entries[i].revision < entries[j].revision })
+func sortByRevision(items []item) {
+	sort.Slice(items, func(i, j int) bool { return items[i].revision < items[j].revision })
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -15,18 +16,16 @@ import (
 )
 
 // Get returns a copy of the stored object.
-func (s *DB) Get(_ context.Context, key resource.Key) (resource.Object, error) {
+func (s *DB) Get(ctx context.Context, key resource.Key) (resource.Object, error) {
 	k, err := lookupKind(key.Kind)
 	if err != nil {
 		return nil, err
 	}
-	s.imu.RLock()
-	e := s.index.get(key)
-	s.imu.RUnlock()
-	if e == nil {
-		return nil, resource.NotFound(key)
+	raw, _, err := s.body(ctx, key)
+	if err != nil {
+		return nil, err
 	}
-	return decode(k, e.raw)
+	return decode(k, raw)
 }
 
 // List returns copies of the objects opts select.
@@ -44,19 +43,32 @@ func (s *DB) List(ctx context.Context, opts store.ListOptions) ([]resource.Objec
 	return out, rev, nil
 }
 
-// ListRaw returns the JSON of the objects opts select.
-func (s *DB) ListRaw(_ context.Context, opts store.ListOptions) ([][]byte, int64, error) {
+// maxListAttempts bounds how often a list is read again because objects
+// changed, and left the event log, while it was read.
+const maxListAttempts = 8
+
+// ListRaw returns the JSON of the objects opts select: the states the
+// index held at the list's revision.
+func (s *DB) ListRaw(ctx context.Context, opts store.ListOptions) ([][]byte, int64, error) {
 	match := opts.Matcher()
-	s.imu.RLock()
-	entries := s.index.list(match, opts.Kind.Name)
-	rev := s.rev.Load()
-	s.imu.RUnlock()
-	sortByName(entries)
-	out := make([][]byte, len(entries))
-	for i, e := range entries {
-		out[i] = e.raw
+	for attempt := 1; ; attempt++ {
+		s.imu.RLock()
+		items := s.index.list(match, opts.Kind.Name)
+		rev := s.rev.Load()
+		s.imu.RUnlock()
+		sortByName(items)
+		out, err := s.bodiesAt(ctx, items)
+		if err == nil {
+			s.release.read(size(out))
+			return out, rev, nil
+		}
+		if !errors.Is(err, errSnapshotGone) {
+			return nil, 0, err
+		}
+		if attempt == maxListAttempts {
+			return nil, 0, resource.Errorf(resource.ReasonConflict, "the %s kept changing while they were listed: list again", opts.Kind.Plural)
+		}
 	}
-	return out, rev, nil
 }
 
 // Create stores a new object. Validation and admission run before the
@@ -75,13 +87,13 @@ func (s *DB) Create(ctx context.Context, obj resource.Object) (resource.Object, 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := resource.KeyOf(obj)
-	if s.index.get(key) != nil {
+	if _, ok := s.index.get(key); ok {
 		return nil, resource.Errorf(resource.ReasonAlreadyExists, "%s already exists", resource.Describe(key))
 	}
 	if k == resource.KindVM {
 		if same := s.index.byName(k.Name, key.Name); len(same) > 0 {
 			return nil, resource.Errorf(resource.ReasonAlreadyExists,
-				"a vm named %q already exists in namespace %q: VM names are unique across namespaces", key.Name, same[0].key.Namespace)
+				"a vm named %q already exists in namespace %q: VM names are unique across namespaces", key.Name, same[0])
 		}
 	}
 	m := obj.GetMeta()
@@ -104,27 +116,25 @@ func (s *DB) Create(ctx context.Context, obj resource.Object) (resource.Object, 
 const maxWriteAttempts = 8
 
 // writeSpec writes the metadata and spec that build makes from the stored
-// entry. build, validation and admission run without the write lock; under
-// it the write goes through only if the object is still the entry they
-// saw, and otherwise they run again.
-func (s *DB) writeSpec(ctx context.Context, k *resource.Kind, key resource.Key, build func(e *entry) (resource.Object, error)) (resource.Object, error) {
+// object's JSON. build, validation and admission run without the write
+// lock; under it the write goes through only if the object is still at the
+// revision they saw, and otherwise they run again.
+func (s *DB) writeSpec(ctx context.Context, k *resource.Kind, key resource.Key, build func(raw []byte) (resource.Object, error)) (resource.Object, error) {
 	for attempt := 1; ; attempt++ {
-		s.imu.RLock()
-		e := s.index.get(key)
-		s.imu.RUnlock()
-		if e == nil {
-			return nil, resource.NotFound(key)
-		}
-		obj, err := build(e)
+		raw, rev, err := s.body(ctx, key)
 		if err != nil {
 			return nil, err
 		}
-		typ, obj, err := s.prepareUpdate(ctx, k, obj, e)
+		obj, err := build(raw)
+		if err != nil {
+			return nil, err
+		}
+		typ, obj, err := s.prepareUpdate(ctx, k, obj, raw, rev)
 		if err != nil || typ == "" {
 			return obj, err
 		}
 		s.mu.Lock()
-		if s.index.get(key) == e {
+		if e, ok := s.index.get(key); ok && e.revision == rev {
 			out, err := s.commit(ctx, typ, k, obj)
 			s.mu.Unlock()
 			return out, err
@@ -150,21 +160,22 @@ func (s *DB) Update(ctx context.Context, obj resource.Object) (resource.Object, 
 	if err != nil {
 		return nil, err
 	}
-	return s.writeSpec(ctx, k, resource.KeyOf(obj), func(*entry) (resource.Object, error) { return decode(k, raw) })
+	return s.writeSpec(ctx, k, resource.KeyOf(obj), func([]byte) (resource.Object, error) { return decode(k, raw) })
 }
 
-// prepareUpdate checks obj as the next state of e and returns the write to
-// commit, or no type and the stored object when nothing changes.
-func (s *DB) prepareUpdate(ctx context.Context, k *resource.Kind, obj resource.Object, e *entry) (store.EventType, resource.Object, error) {
+// prepareUpdate checks obj as the next state of the stored object, whose
+// JSON is stored at revision rev, and returns the write to commit, or no
+// type and the stored object when nothing changes.
+func (s *DB) prepareUpdate(ctx context.Context, k *resource.Kind, obj resource.Object, stored []byte, rev int64) (store.EventType, resource.Object, error) {
 	nm := obj.GetMeta()
 	if k.Namespaced && nm.Namespace == "" {
 		nm.Namespace = resource.DefaultNamespace
 	}
 	key := resource.KeyOf(obj)
-	if err := checkVersion(key, nm.ResourceVersion, e.resourceVersion); err != nil {
+	if err := checkVersion(key, nm.ResourceVersion, formatRevision(rev)); err != nil {
 		return "", nil, err
 	}
-	old, err := decode(k, e.raw)
+	old, err := decode(k, stored)
 	if err != nil {
 		return "", nil, err
 	}
@@ -175,7 +186,7 @@ func (s *DB) prepareUpdate(ctx context.Context, k *resource.Kind, obj resource.O
 	nm.UID, nm.CreationTimestamp, nm.DeletionTimestamp = om.UID, om.CreationTimestamp, om.DeletionTimestamp
 	nm.Generation, nm.ResourceVersion = om.Generation, om.ResourceVersion
 	if k.HasStatus {
-		status, err := field(e.raw, "status")
+		status, err := field(stored, "status")
 		if err != nil {
 			return "", nil, err
 		}
@@ -188,7 +199,7 @@ func (s *DB) prepareUpdate(ctx context.Context, k *resource.Kind, obj resource.O
 	if err != nil {
 		return "", nil, err
 	}
-	specChanged, err := fieldChanged(e.raw, raw, k.SpecField)
+	specChanged, err := fieldChanged(stored, raw, k.SpecField)
 	if err != nil {
 		return "", nil, err
 	}
@@ -207,7 +218,7 @@ func (s *DB) prepareUpdate(ctx context.Context, k *resource.Kind, obj resource.O
 			return store.Deleted, obj, nil
 		}
 	}
-	if bytes.Equal(raw, e.raw) {
+	if bytes.Equal(raw, stored) {
 		return "", old, nil
 	}
 	if err := s.admitWrite(ctx, obj, old); err != nil {
@@ -246,7 +257,7 @@ func (s *DB) updateStatus(ctx context.Context, k *resource.Kind, obj resource.Ob
 		nm.Namespace = resource.DefaultNamespace
 	}
 	key := resource.KeyOf(obj)
-	e, old, err := s.current(k, key, nm.ResourceVersion)
+	stored, old, err := s.current(ctx, k, key, nm.ResourceVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +279,7 @@ func (s *DB) updateStatus(ctx context.Context, k *resource.Kind, obj resource.Ob
 	if raw, err = encode(updated); err != nil {
 		return nil, err
 	}
-	if bytes.Equal(raw, e.raw) {
+	if bytes.Equal(raw, stored) {
 		return old, nil
 	}
 	return s.commit(ctx, store.Modified, k, updated)
@@ -291,11 +302,11 @@ func (s *DB) PatchStatus(ctx context.Context, key resource.Key, patch []byte) (r
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e := s.index.get(key)
-	if e == nil {
-		return nil, resource.NotFound(key)
+	raw, _, err := s.body(ctx, key)
+	if err != nil {
+		return nil, err
 	}
-	obj, err := merge(e)
+	obj, err := merge(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -304,13 +315,13 @@ func (s *DB) PatchStatus(ctx context.Context, key resource.Key, patch []byte) (r
 
 // mergePatch returns key's kind and the function that applies patch to a
 // stored entry of it.
-func mergePatch(key resource.Key, patch []byte) (*resource.Kind, func(*entry) (resource.Object, error), error) {
+func mergePatch(key resource.Key, patch []byte) (*resource.Kind, func(stored []byte) (resource.Object, error), error) {
 	k, err := lookupKind(key.Kind)
 	if err != nil {
 		return nil, nil, err
 	}
-	merge := func(e *entry) (resource.Object, error) {
-		merged, err := jsonpatch.MergePatch(e.raw, patch)
+	merge := func(stored []byte) (resource.Object, error) {
+		merged, err := jsonpatch.MergePatch(stored, patch)
 		if err != nil {
 			return nil, resource.Errorf(resource.ReasonBadRequest, "the body is not a JSON merge patch (RFC 7386): %v", err)
 		}
@@ -334,7 +345,7 @@ func (s *DB) Delete(ctx context.Context, key resource.Key, opts store.DeleteOpti
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, obj, err := s.current(k, key, opts.ResourceVersion)
+	_, obj, err := s.current(ctx, k, key, opts.ResourceVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -369,18 +380,18 @@ func (s *DB) Delete(ctx context.Context, key resource.Key, opts store.DeleteOpti
 	return s.commit(ctx, store.Modified, k, obj)
 }
 
-// current returns the stored entry for key and a decoded copy of it,
+// current returns the stored JSON of key and a decoded copy of it,
 // checking the resourceVersion precondition. The caller holds s.mu.
-func (s *DB) current(k *resource.Kind, key resource.Key, wantVersion string) (*entry, resource.Object, error) {
-	e := s.index.get(key)
-	if e == nil {
-		return nil, nil, resource.NotFound(key)
-	}
-	if err := checkVersion(key, wantVersion, e.resourceVersion); err != nil {
+func (s *DB) current(ctx context.Context, k *resource.Kind, key resource.Key, wantVersion string) ([]byte, resource.Object, error) {
+	raw, rev, err := s.body(ctx, key)
+	if err != nil {
 		return nil, nil, err
 	}
-	obj, err := decode(k, e.raw)
-	return e, obj, err
+	if err := checkVersion(key, wantVersion, formatRevision(rev)); err != nil {
+		return nil, nil, err
+	}
+	obj, err := decode(k, raw)
+	return raw, obj, err
 }
 
 // ownerExists reports whether the object ref names still exists with its
@@ -393,8 +404,9 @@ func (s *DB) ownerExists(ns string, ref resource.OwnerReference) bool {
 	if !k.Namespaced {
 		ns = ""
 	}
-	e := s.index.get(resource.Key{Kind: ref.Kind, Namespace: ns, Name: ref.Name})
-	return e != nil && e.uid == ref.UID
+	e, ok := s.index.get(resource.Key{Kind: ref.Kind, Namespace: ns, Name: ref.Name})
+	uid, err := uuid.Parse(ref.UID)
+	return ok && err == nil && e.uid == uid
 }
 
 // Watch starts a watch; it ends when ctx is done or Stop is called. It
@@ -409,9 +421,9 @@ func (s *DB) Watch(ctx context.Context, opts store.WatchOptions) (*store.Watcher
 	var backlog store.Backlog
 	switch from, oldest := opts.ResourceVersion, s.oldest.Load(); {
 	case from == 0:
-		entries := s.index.list(match, kind)
-		sortByRevision(entries)
-		backlog = listing(entries)
+		items := s.index.list(match, kind)
+		sortByRevision(items)
+		backlog = s.listing(kind, items)
 	case from > rev:
 		return nil, resource.Errorf(resource.ReasonGone,
 			"resourceVersion %d is newer than the store's revision %d: list again and watch from the list's resourceVersion", from, rev)
@@ -432,15 +444,38 @@ func (s *DB) Watch(ctx context.Context, opts store.WatchOptions) (*store.Watcher
 // listingBatch is how many objects of a listing a watcher takes at once.
 const listingBatch = 256
 
-// listing yields an ADDED event per entry, in the entries' order.
-func listing(entries []*entry) store.Backlog {
-	return func(context.Context) ([]store.Event, error) {
-		n := min(listingBatch, len(entries))
-		batch := make([]store.Event, n)
-		for i, e := range entries[:n] {
-			batch[i] = store.Event{Type: store.Added, Revision: e.revision, Key: e.key, Labels: e.labels, Object: e.raw}
+// listing yields an ADDED event per item, in the items' order, with the
+// object as it was when the items were listed. If an object changed since
+// and its earlier state left the event log, the watch ends: resuming from
+// the last revision it delivered replays the rest.
+func (s *DB) listing(kind string, items []item) store.Backlog {
+	var lastLabels labelSet
+	var lastMap map[string]string
+	read := 0
+	return func(ctx context.Context) ([]store.Event, error) {
+		if len(items) == 0 {
+			s.release.read(read)
+			return nil, nil
 		}
-		entries = entries[n:]
+		n := min(listingBatch, len(items))
+		raws, err := s.bodiesAt(ctx, items[:n])
+		if errors.Is(err, errSnapshotGone) {
+			return nil, store.ErrWatchTooSlow
+		}
+		if err != nil {
+			return nil, err
+		}
+		batch := make([]store.Event, n)
+		for i, it := range items[:n] {
+			// Objects alike share their labels: events of the same labels
+			// share a map, which no watcher changes.
+			if it.labels != lastLabels || lastMap == nil {
+				lastLabels, lastMap = it.labels, it.labels.Map()
+			}
+			batch[i] = store.Event{Type: store.Added, Revision: it.revision, Key: it.key(kind), Labels: lastMap, Object: raws[i]}
+		}
+		items = items[n:]
+		read += size(raws)
 		return batch, nil
 	}
 }
@@ -487,6 +522,15 @@ func (s *DB) replay(kind string, from, to int64) store.Backlog {
 		}
 		return out, nil
 	}
+}
+
+// size returns the bytes of raws.
+func size(raws [][]byte) int {
+	n := 0
+	for _, raw := range raws {
+		n += len(raw)
+	}
+	return n
 }
 
 func lookupKind(name string) (*resource.Kind, error) {

@@ -200,3 +200,67 @@ func TestAdmissionDoesNotHoldTheWriteLock(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The listing a watch starts with shows every object as it was when the
+// watch began, even one written while the listing is read: its JSON comes
+// from the event log then. The write follows as a live event.
+func TestWatchListingIsASnapshot(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	mustCreate(t, s, configMap("default", "a", map[string]string{"v": "old"}))
+	mustCreate(t, s, configMap("default", "b", nil))
+	w, err := s.Watch(ctx, cmWatch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	key := resource.Key{Kind: "ConfigMap", Namespace: "default", Name: "a"}
+	if _, err := s.Patch(ctx, key, []byte(`{"data":{"v":"new"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Delete(ctx, resource.Key{Kind: "ConfigMap", Namespace: "default", Name: "b"}, store.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	listed := collect(t, w)
+	if len(listed) != 2 || listed[0].Key.Name != "a" || listed[1].Key.Name != "b" {
+		t.Fatalf("the listing delivered %v, want a and b as they were", listed)
+	}
+	if !strings.Contains(string(listed[0].Object), `"old"`) || listed[0].Revision != 1 {
+		t.Fatalf("the listing delivered a at revision %d as %s, want its first state", listed[0].Revision, listed[0].Object)
+	}
+	for _, want := range []store.EventType{store.Modified, store.Deleted} {
+		if ev := nextEvent(t, w); ev.Type != want {
+			t.Fatalf("after the listing: %s %s, want %s", ev.Type, ev.Key.Name, want)
+		}
+	}
+}
+
+// If an object changes while a listing is read and the event log no longer
+// holds the state the listing saw, the watch ends, telling the watcher to
+// resume from the last revision it received.
+func TestWatchListingEndsWhenItsSnapshotLeftTheLog(t *testing.T) {
+	cfg := config(t, storetest.Database(t))
+	cfg.EventRetention = 1
+	s, err := gormstore.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	mustCreate(t, s, configMap("default", "a", nil))
+	w, err := s.Watch(ctx, cmWatch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	key := resource.Key{Kind: "ConfigMap", Namespace: "default", Name: "a"}
+	// Enough writes for the log to be trimmed to the newest.
+	for i := range 300 {
+		if _, err := s.Patch(ctx, key, fmt.Appendf(nil, `{"data":{"i":"%d"}}`, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.Next(ctx); !errors.Is(err, store.ErrWatchTooSlow) {
+		t.Fatalf("the listing of a state no longer kept answered %v, want %v", err, store.ErrWatchTooSlow)
+	}
+}
