@@ -19,8 +19,6 @@ type entry struct {
 	labels   labelSet
 }
 
-func (e entry) resourceVersion() string { return formatRevision(e.revision) }
-
 // labelSet is an object's labels as one interned string, each key and
 // value followed by a NUL, in key order: objects with the same labels
 // share it. It is a labels.Labels for selectors.
