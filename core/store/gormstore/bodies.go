@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"paddock.dev/paddock/core/resource"
 )
@@ -22,11 +21,6 @@ import (
 // the daemon's most frequent queries, and gorm's reflection over each row
 // cost more than the query.
 
-// bodyBatch is how many objects one query reads by revision. Every query
-// has this many parameters, padded with 0 (no revision), so that it is
-// prepared once.
-const bodyBatch = 256
-
 // errSnapshotGone says a state a snapshot of the index saw is gone: the
 // object changed since, and the event log no longer holds that state.
 var errSnapshotGone = errors.New("the object changed and its earlier state left the event log")
@@ -36,8 +30,8 @@ func formatRevision(rev int64) string { return strconv.FormatInt(rev, 10) }
 // reads are the prepared statements that read objects.
 type reads struct {
 	byKey      *sql.Stmt // the revision and body of kind, namespace, name
-	objectsAt  *sql.Stmt // the revision and body of bodyBatch revisions
-	eventsAt   *sql.Stmt // the same from the event log, deletes left out
+	between    *sql.Stmt // namespace, name, revision, body of kind's objects in a range of revisions
+	logged     *sql.Stmt // namespace, name, body of the object a logged write at a revision wrote
 	allObjects *sql.Stmt // kind, namespace, name, revision, body of every object
 }
 
@@ -49,19 +43,15 @@ func prepareReads(ctx context.Context, db *sql.DB, postgres bool) (*reads, error
 		}
 		return "?"
 	}
-	in := make([]string, bodyBatch)
-	for i := range in {
-		in[i] = param(i + 1)
-	}
-	revisions := "revision IN (" + strings.Join(in, ",") + ")"
 	var r reads
 	for _, q := range []struct {
 		stmt **sql.Stmt
 		sql  string
 	}{
 		{&r.byKey, fmt.Sprintf("SELECT revision, body FROM objects WHERE kind = %s AND namespace = %s AND name = %s", param(1), param(2), param(3))},
-		{&r.objectsAt, "SELECT revision, body FROM objects WHERE " + revisions},
-		{&r.eventsAt, "SELECT revision, body FROM events WHERE type <> 'DELETED' AND " + revisions},
+		{&r.between, fmt.Sprintf("SELECT namespace, name, revision, body FROM objects WHERE kind = %s AND revision >= %s AND revision <= %s ORDER BY revision",
+			param(1), param(2), param(3))},
+		{&r.logged, fmt.Sprintf("SELECT namespace, name, body FROM events WHERE revision = %s AND type <> 'DELETED'", param(1))},
 		{&r.allObjects, "SELECT kind, namespace, name, revision, body FROM objects"},
 	} {
 		stmt, err := db.PrepareContext(ctx, q.sql)
@@ -75,7 +65,7 @@ func prepareReads(ctx context.Context, db *sql.DB, postgres bool) (*reads, error
 }
 
 func (r *reads) close() {
-	for _, stmt := range []*sql.Stmt{r.byKey, r.objectsAt, r.eventsAt, r.allObjects} {
+	for _, stmt := range []*sql.Stmt{r.byKey, r.between, r.logged, r.allObjects} {
 		if stmt != nil {
 			stmt.Close()
 		}
@@ -107,67 +97,56 @@ func (s *DB) body(ctx context.Context, key resource.Key) ([]byte, int64, error) 
 	return raw, rev, nil
 }
 
-// bodiesAt returns the JSON of the states items name by revision, in
-// their order, or errSnapshotGone.
-func (s *DB) bodiesAt(ctx context.Context, items []item) ([][]byte, error) {
-	out := make([][]byte, len(items))
-	revs := make([]any, bodyBatch)
-	for start := 0; start < len(items); start += bodyBatch {
-		batch := items[start:min(start+bodyBatch, len(items))]
-		found := make(map[int64][]byte, len(batch))
-		for i := range revs {
-			revs[i] = int64(0)
-			if i < len(batch) {
-				revs[i] = batch[i].revision
-			}
+// state is an object's JSON at some revision, with its namespace and name.
+type state struct {
+	nsName
+	raw []byte
+}
+
+// statesAt returns the states of kind's objects at the revisions revs,
+// which increase, in their order, or errSnapshotGone. A state is read from
+// the objects table while it is current, else from the event log.
+func (s *DB) statesAt(ctx context.Context, kind string, revs []int64) ([]state, error) {
+	out := make([]state, len(revs))
+	if len(revs) == 0 {
+		return out, nil
+	}
+	rows, err := s.reads.between.QueryContext(ctx, kind, revs[0], revs[len(revs)-1])
+	if err != nil {
+		return nil, s.storageError(ctx, "read objects", err)
+	}
+	defer rows.Close()
+	next := 0
+	for rows.Next() {
+		var st state
+		var rev int64
+		if err := rows.Scan(&st.namespace, &st.name, &rev, &st.raw); err != nil {
+			return nil, s.storageError(ctx, "read objects", err)
 		}
-		if err := s.readRevisions(ctx, s.reads.objectsAt, revs, found); err != nil {
-			return nil, err
+		for next < len(revs) && revs[next] < rev {
+			next++ // changed since: read from the log below
 		}
-		if len(found) < len(batch) {
-			// Changed since the snapshot: the state it saw is in the log.
-			missing := 0
-			for _, it := range batch {
-				if _, ok := found[it.revision]; !ok {
-					revs[missing] = it.revision
-					missing++
-				}
-			}
-			for i := missing; i < len(revs); i++ {
-				revs[i] = int64(0)
-			}
-			if err := s.readRevisions(ctx, s.reads.eventsAt, revs, found); err != nil {
-				return nil, err
-			}
+		if next < len(revs) && revs[next] == rev {
+			out[next] = st
+			next++
+		} // else an object the list does not select
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.storageError(ctx, "read objects", err)
+	}
+	rows.Close()
+	for i, rev := range revs {
+		if out[i].raw != nil {
+			continue
 		}
-		for i, it := range batch {
-			raw, ok := found[it.revision]
-			if !ok {
-				return nil, errSnapshotGone
-			}
-			out[start+i] = raw
+		st := &out[i]
+		err := s.reads.logged.QueryRowContext(ctx, rev).Scan(&st.namespace, &st.name, &st.raw)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, errSnapshotGone
+		}
+		if err != nil {
+			return nil, s.storageError(ctx, "read the event log", err)
 		}
 	}
 	return out, nil
-}
-
-// readRevisions adds to found the bodies stmt reads for revs.
-func (s *DB) readRevisions(ctx context.Context, stmt *sql.Stmt, revs []any, found map[int64][]byte) error {
-	rows, err := stmt.QueryContext(ctx, revs...)
-	if err != nil {
-		return s.storageError(ctx, "read objects", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var rev int64
-		var body []byte
-		if err := rows.Scan(&rev, &body); err != nil {
-			return s.storageError(ctx, "read objects", err)
-		}
-		found[rev] = body
-	}
-	if err := rows.Err(); err != nil {
-		return s.storageError(ctx, "read objects", err)
-	}
-	return nil
 }

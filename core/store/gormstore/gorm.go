@@ -39,12 +39,13 @@ const pruneEvery = 256
 
 // objectRow is an object as the database holds it.
 type objectRow struct {
-	Kind      string `gorm:"primaryKey;size:64"`
+	Kind      string `gorm:"primaryKey;size:64;index:idx_objects_kind_revision,priority:1"`
 	Namespace string `gorm:"primaryKey;size:253"`
 	Name      string `gorm:"primaryKey;size:253"`
-	// Revision is the object's resourceVersion; indexed, as reads of a
-	// snapshot of the index find bodies by it.
-	Revision int64  `gorm:"not null;index"`
+	// Revision is the object's resourceVersion. Lists and watches read
+	// a kind's objects by it: they read the states a snapshot of the
+	// index saw.
+	Revision int64  `gorm:"not null;index:idx_objects_kind_revision,priority:2"`
 	Body     []byte `gorm:"not null"`
 }
 

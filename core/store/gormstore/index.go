@@ -132,15 +132,11 @@ func (x *index) byName(kind, name string) []string {
 }
 
 // item is an object of a list of one kind as the index held it: its
-// namespace and name, the revision of its state then, and its labels.
+// namespace and name, and the revision of its state then; then its JSON.
 type item struct {
 	nsName
 	revision int64
-	labels   labelSet
-}
-
-func (it item) key(kind string) resource.Key {
-	return resource.Key{Kind: kind, Namespace: it.namespace, Name: it.name}
+	raw      []byte
 }
 
 // list returns the objects of kind that match, in no order.
@@ -153,7 +149,7 @@ func (x *index) list(match store.Matcher, kind string) []item {
 				// Most lists select most objects.
 				out = make([]item, 0, len(m))
 			}
-			out = append(out, item{nn, e.revision, e.labels})
+			out = append(out, item{nsName: nn, revision: e.revision})
 		}
 	}
 	return out
@@ -170,8 +166,32 @@ func sortByName(items []item) {
 	})
 }
 
-// sortByRevision sorts items by the revision of their last write, as the
-// listing a watch starts with is: its event ids then only increase.
+// sortByRevision sorts items by the revision of their last write.
 func sortByRevision(items []item) {
 	sort.Slice(items, func(i, j int) bool { return items[i].revision < items[j].revision })
+}
+
+// listed is an object of a watch's listing: the revision of its state
+// when listed, and its labels then. The rest is read with its JSON.
+type listed struct {
+	revision int64
+	labels   labelSet
+}
+
+// listing returns the objects of kind that match, by the revision of their
+// last write, as a watch's listing delivers them: its event ids then only
+// increase.
+func (x *index) listing(match store.Matcher, kind string) []listed {
+	m := x.byKind[kind]
+	var out []listed
+	for nn, e := range m {
+		if match(resource.Key{Kind: kind, Namespace: nn.namespace, Name: nn.name}, e.labels) {
+			if out == nil {
+				out = make([]listed, 0, len(m))
+			}
+			out = append(out, listed{e.revision, e.labels})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].revision < out[j].revision })
+	return out
 }

@@ -56,8 +56,7 @@ func (s *DB) ListRaw(ctx context.Context, opts store.ListOptions) ([][]byte, int
 		items := s.index.list(match, opts.Kind.Name)
 		rev := s.rev.Load()
 		s.imu.RUnlock()
-		sortByName(items)
-		out, err := s.bodiesAt(ctx, items)
+		out, err := s.listRaw(ctx, opts.Kind.Name, items)
 		if err == nil {
 			s.release.read(size(out))
 			return out, rev, nil
@@ -69,6 +68,29 @@ func (s *DB) ListRaw(ctx context.Context, opts store.ListOptions) ([][]byte, int
 			return nil, 0, resource.Errorf(resource.ReasonConflict, "the %s kept changing while they were listed: list again", opts.Kind.Plural)
 		}
 	}
+}
+
+// listRaw returns the JSON of items, the objects of kind as a snapshot of
+// the index saw them, by namespace and name.
+func (s *DB) listRaw(ctx context.Context, kind string, items []item) ([][]byte, error) {
+	sortByRevision(items)
+	revs := make([]int64, len(items))
+	for i, it := range items {
+		revs[i] = it.revision
+	}
+	states, err := s.statesAt(ctx, kind, revs)
+	if err != nil {
+		return nil, err
+	}
+	for i := range items {
+		items[i].raw = states[i].raw
+	}
+	sortByName(items)
+	out := make([][]byte, len(items))
+	for i, it := range items {
+		out[i] = it.raw
+	}
+	return out, nil
 }
 
 // Create stores a new object. Validation and admission run before the
@@ -421,9 +443,7 @@ func (s *DB) Watch(ctx context.Context, opts store.WatchOptions) (*store.Watcher
 	var backlog store.Backlog
 	switch from, oldest := opts.ResourceVersion, s.oldest.Load(); {
 	case from == 0:
-		items := s.index.list(match, kind)
-		sortByRevision(items)
-		backlog = s.listing(kind, items)
+		backlog = s.listing(kind, s.index.listing(match, kind))
 	case from > rev:
 		return nil, resource.Errorf(resource.ReasonGone,
 			"resourceVersion %d is newer than the store's revision %d: list again and watch from the list's resourceVersion", from, rev)
@@ -444,21 +464,25 @@ func (s *DB) Watch(ctx context.Context, opts store.WatchOptions) (*store.Watcher
 // listingBatch is how many objects of a listing a watcher takes at once.
 const listingBatch = 256
 
-// listing yields an ADDED event per item, in the items' order, with the
-// object as it was when the items were listed. If an object changed since
-// and its earlier state left the event log, the watch ends: resuming from
-// the last revision it delivered replays the rest.
-func (s *DB) listing(kind string, items []item) store.Backlog {
+// listing yields an ADDED event per object of kind items name, in their
+// order, with the object as it was when they were listed. If an object
+// changed since and its earlier state left the event log, the watch ends:
+// resuming from the last revision it delivered replays the rest.
+func (s *DB) listing(kind string, items []listed) store.Backlog {
 	var lastLabels labelSet
 	var lastMap map[string]string
 	read := 0
+	revs := make([]int64, listingBatch)
 	return func(ctx context.Context) ([]store.Event, error) {
 		if len(items) == 0 {
 			s.release.read(read)
 			return nil, nil
 		}
 		n := min(listingBatch, len(items))
-		raws, err := s.bodiesAt(ctx, items[:n])
+		for i, it := range items[:n] {
+			revs[i] = it.revision
+		}
+		states, err := s.statesAt(ctx, kind, revs[:n])
 		if errors.Is(err, errSnapshotGone) {
 			return nil, store.ErrWatchTooSlow
 		}
@@ -472,10 +496,12 @@ func (s *DB) listing(kind string, items []item) store.Backlog {
 			if it.labels != lastLabels || lastMap == nil {
 				lastLabels, lastMap = it.labels, it.labels.Map()
 			}
-			batch[i] = store.Event{Type: store.Added, Revision: it.revision, Key: it.key(kind), Labels: lastMap, Object: raws[i]}
+			st := states[i]
+			key := resource.Key{Kind: kind, Namespace: st.namespace, Name: st.name}
+			batch[i] = store.Event{Type: store.Added, Revision: it.revision, Key: key, Labels: lastMap, Object: st.raw}
+			read += len(st.raw)
 		}
 		items = items[n:]
-		read += size(raws)
 		return batch, nil
 	}
 }
