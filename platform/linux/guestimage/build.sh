@@ -121,6 +121,11 @@ t2=$(date +%s); log "TIMING apt-install $((t2 - t1))s"
 echo lima >"$root/etc/hostname"
 echo 'LABEL=lima-root / ext4 defaults,discard 0 1' >"$root/etc/fstab"
 rm -f "$root"/etc/ssh/ssh_host_*
+# Lima v1.2.2's unit for its guest agent as `lima-guestagent install-systemd`
+# writes it for a QEMU guest, so that the first boot starts the agent
+# without reloading systemd, and the boot script's reinstallation finds it
+# in place (rootfs/usr/local/lib/paddock/fastpath/sudo).
+cp "$root/usr/local/lib/paddock/lima-guestagent.service" "$root/etc/systemd/system/"
 chroot "$root" systemctl enable lima-init.service lima-guestagent-early.service \
 	lima-guestagent.service lima-boot.service lima-growfs.service >&2
 # docker.io (which brings containerd, runc and ctr) enables its engines;
@@ -159,14 +164,17 @@ chroot "$root" systemctl mask systemd-networkd-wait-online.service \
 	systemd-pstore.service getty@tty1.service serial-getty@ttyS0.service \
 	sys-kernel-debug.mount sys-kernel-tracing.mount dev-hugepages.mount \
 	modprobe@drm.service modprobe@efi_pstore.service >&2
-# The initramfs (initramfs/init): busybox, and the modules of the root disk
-# and of the cidata CD-ROM in dependency order.
+# The initramfs (initramfs/init): busybox, and the modules of the root disk,
+# of the cidata CD-ROM and of the network card in dependency order. With the
+# card's driver bound before systemd starts, lima-init finds eth0 at once
+# instead of waiting for udev's coldplug, which a container engine starting
+# beside it slows down by seconds under emulation.
 kver=$(basename "$(echo "$root"/lib/modules/*)")
 initfs="$tmp/initramfs"
 mkdir -p "$initfs/bin" "$initfs/dev" "$initfs/proc" "$initfs/root" "$initfs/lib/modules"
 cp "$root/bin/busybox" "$initfs/bin/busybox"
 cp "$here/initramfs/init" "$initfs/init"
-chroot "$root" modprobe --show-depends --set-version "$kver" -a virtio_pci virtio_blk ext4 virtio_scsi sr_mod isofs |
+chroot "$root" modprobe --show-depends --set-version "$kver" -a virtio_pci virtio_blk ext4 virtio_scsi sr_mod isofs virtio_net |
 	awk '$1 == "insmod" && !seen[$2]++ { print $2 }' | while read -r ko; do
 	cp "$root$ko" "$initfs/lib/modules/"
 	basename "$ko" >>"$initfs/lib/modules/order"
@@ -192,6 +200,9 @@ t4=$(date +%s); log "TIMING disk $((t4 - t3))s"
 # check proves nothing in a VM.
 # apparmor=0: the image has no apparmor_parser, so with AppArmor on dockerd
 # cannot load its docker-default profile and every `docker run` fails.
+# audit=0: nothing reads the kernel's audit records, which a container
+# engine's start (a record per firewall change) and every sudo fill the
+# journal with.
 cat >"$tmp/template.yaml" <<YAML
 vmType: qemu
 arch: x86_64
@@ -200,7 +211,7 @@ images:
   arch: x86_64
   kernel:
     location: $out/vmlinuz
-    cmdline: "root=LABEL=lima-root rw console=ttyS0 net.ifnames=0 quiet apparmor=0 mitigations=off cryptomgr.notests no_timer_check"
+    cmdline: "root=LABEL=lima-root rw console=ttyS0 net.ifnames=0 quiet apparmor=0 audit=0 mitigations=off cryptomgr.notests no_timer_check"
   initrd:
     location: $out/initrd.img
 cpuType:
