@@ -19,8 +19,17 @@ const VMName = "app"
 // Requeue delays: what no watch reports (the engine answering) is looked
 // at again after these.
 const (
-	// engineRetry is how soon an engine that did not answer yet is asked
-	// again while its VM runs.
+	// engineRetryStarting is how soon an engine that did not answer yet is
+	// asked again in the first engineStarting after its VM began to run:
+	// it is starting too, and the App settles as soon as it answers.
+	// (Docker's socket, which systemd holds, keeps a call waiting until
+	// dockerd answers, up to pingTimeout; containerd's socket appears only
+	// once containerd runs, so its calls fail at once until then.)
+	engineRetryStarting = 200 * time.Millisecond
+	engineStarting      = 30 * time.Second
+	// engineRetry is how soon it is asked again after that: an engine
+	// that died inside a running VM costs the guest an SSH channel per
+	// call.
 	engineRetry = time.Second
 	// engineRecheck is how often an engine that answered is asked again,
 	// so that an engine that died inside a running VM is noticed.
@@ -160,7 +169,7 @@ func (c *Controller) reconcile(ctx context.Context, key resource.Key) (controlle
 	case vm == nil || vm.Metadata.Terminating():
 		return controller.Result{RequeueAfter: goneRetry}, nil
 	case engine.probed && !engine.ready:
-		return controller.Result{RequeueAfter: engineRetry}, nil
+		return controller.Result{RequeueAfter: engineRetryAfter(vm, time.Now())}, nil
 	case engine.ready:
 		return controller.Result{RequeueAfter: engineRecheck}, nil
 	}

@@ -78,6 +78,18 @@ func (c *Controller) checkEngine(ctx context.Context, app *resource.App, vm *res
 	return engineState{probed: true, ready: true, message: what}
 }
 
+// engineRetryAfter is how soon, at now, an engine of vm that did not answer
+// is asked again: often while the VM has just begun to run (by its Running
+// condition's transition, which has a resolution of a second), less often
+// later.
+func engineRetryAfter(vm *resource.VM, now time.Time) time.Duration {
+	running := current(vm, resource.VMRunning)
+	if running != nil && now.Sub(running.LastTransitionTime.Time) < engineStarting {
+		return engineRetryStarting
+	}
+	return engineRetry
+}
+
 // templateCurrent reports whether the VM runs (or, stopped, will boot) the
 // template copy it has now: the copy's revision is the one the VM last
 // started with (or, stopped, took). The App reads the copy and never

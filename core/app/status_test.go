@@ -77,3 +77,31 @@ func TestSettledBranches(t *testing.T) {
 		}
 	}
 }
+
+// TestEngineRetryIsShortWhileTheVMHasJustStarted: an engine that does not
+// answer is asked again soon in the first seconds after its VM began to
+// run, when it is starting too, and less often once it should have.
+func TestEngineRetryIsShortWhileTheVMHasJustStarted(t *testing.T) {
+	began := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	vm := &resource.VM{Metadata: resource.ObjectMeta{Name: VMName, Generation: 2}}
+	vm.Status.Conditions = []metav1.Condition{{Type: resource.VMRunning, Status: metav1.ConditionTrue, Reason: resource.ReasonStarted,
+		ObservedGeneration: 2, LastTransitionTime: metav1.NewTime(began)}}
+	for _, tc := range []struct {
+		after time.Duration
+		want  time.Duration
+	}{
+		{0, engineRetryStarting},
+		{engineStarting - time.Second, engineRetryStarting},
+		{engineStarting, engineRetry},
+		{10 * time.Minute, engineRetry},
+	} {
+		if got := engineRetryAfter(vm, began.Add(tc.after)); got != tc.want {
+			t.Errorf("%s after the VM began to run: asked again after %s, want %s", tc.after, got, tc.want)
+		}
+	}
+	// Running for an older generation says nothing of this start.
+	vm.Metadata.Generation = 3
+	if got := engineRetryAfter(vm, began); got != engineRetry {
+		t.Errorf("with Running of an older generation: asked again after %s, want %s", got, engineRetry)
+	}
+}
