@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/glebarez/sqlite"
-	"github.com/google/uuid"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 	gormlogger "gorm.io/gorm/logger"
@@ -271,7 +270,6 @@ func (s *DB) load(ctx context.Context) error {
 		}
 		var obj struct {
 			Metadata struct {
-				UID    string            `json:"uid"`
 				Labels map[string]string `json:"labels"`
 			} `json:"metadata"`
 		}
@@ -279,7 +277,7 @@ func (s *DB) load(ctx context.Context) error {
 			return fmt.Errorf("load %s/%s/%s: %w", r.Kind, r.Namespace, r.Name, err)
 		}
 		key := resource.Key{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
-		s.index.put(key, entryOf(obj.Metadata.UID, obj.Metadata.Labels, r.Revision))
+		s.index.put(key, entry{r.Revision, labelSetOf(obj.Metadata.Labels)})
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("load objects: %w", err)
@@ -372,20 +370,13 @@ func (s *DB) commit(ctx context.Context, typ store.EventType, k *resource.Kind, 
 		s.index.delete(key)
 		s.cache.remove(key)
 	} else {
-		s.index.put(key, entryOf(m.UID, m.Labels, rev))
+		s.index.put(key, entry{rev, labelSetOf(m.Labels)})
 		s.cache.put(key, rev, raw)
 	}
 	s.rev.Store(rev)
 	s.imu.Unlock()
 	s.hub.Publish(store.Event{Type: typ, Revision: rev, Key: key, Labels: m.Labels, Object: raw})
 	return decode(k, raw)
-}
-
-// entryOf returns the index entry of an object with uid and labels
-// written at revision rev. UIDs are UUIDs: the store makes them.
-func entryOf(uid string, labels map[string]string, rev int64) entry {
-	id, _ := uuid.Parse(uid)
-	return entry{uid: id, revision: rev, labels: labelSetOf(labels)}
 }
 
 // kindOf returns the registered kind of obj.

@@ -5,16 +5,14 @@ import (
 	"strings"
 	"unique"
 
-	"github.com/google/uuid"
-
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/core/store"
 )
 
-// entry is what the index keeps of one object: what guards and selectors
-// need. Its JSON stays in the database; the revision names it there.
+// entry is what the index keeps of one object besides its key: what
+// guards and selectors need. Its JSON stays in the database; the revision
+// names it there.
 type entry struct {
-	uid      uuid.UUID
 	revision int64 // of the object's last write: its resourceVersion
 	labels   labelSet
 }
@@ -92,39 +90,49 @@ func (l labelSet) Map() map[string]string {
 }
 
 // index holds the metadata of every stored object in memory, by kind and
-// then by namespace and name.
+// then by namespace and name, as one string (see keyOf): a map of 100,000
+// objects then costs about 60 bytes an object.
 type index struct {
-	byKind map[string]map[nsName]entry
+	byKind map[string]map[string]entry
 }
 
+// nsName is an object's namespace and name.
 type nsName struct{ namespace, name string }
 
-func newIndex() *index { return &index{byKind: map[string]map[nsName]entry{}} }
+// keyOf returns the index's key of an object: its namespace, a NUL, and
+// its name. Neither may hold a NUL.
+func keyOf(namespace, name string) string { return namespace + "\x00" + name }
+
+func splitKey(key string) nsName {
+	namespace, name, _ := strings.Cut(key, "\x00")
+	return nsName{namespace, name}
+}
+
+func newIndex() *index { return &index{byKind: map[string]map[string]entry{}} }
 
 func (x *index) get(k resource.Key) (entry, bool) {
-	e, ok := x.byKind[k.Kind][nsName{k.Namespace, k.Name}]
+	e, ok := x.byKind[k.Kind][keyOf(k.Namespace, k.Name)]
 	return e, ok
 }
 
 func (x *index) put(k resource.Key, e entry) {
 	m := x.byKind[k.Kind]
 	if m == nil {
-		m = map[nsName]entry{}
-		x.byKind[unique.Make(k.Kind).Value()] = m
+		m = map[string]entry{}
+		x.byKind[k.Kind] = m
 	}
-	// Namespaces are few: every key of one shares its string.
-	m[nsName{unique.Make(k.Namespace).Value(), k.Name}] = e
+	m[keyOf(k.Namespace, k.Name)] = e
 }
 
 func (x *index) delete(k resource.Key) {
-	delete(x.byKind[k.Kind], nsName{k.Namespace, k.Name})
+	delete(x.byKind[k.Kind], keyOf(k.Namespace, k.Name))
 }
 
 // byName returns the namespaces in which an object of kind is named name.
 func (x *index) byName(kind, name string) []string {
 	var out []string
-	for nn := range x.byKind[kind] {
-		if nn.name == name {
+	for key := range x.byKind[kind] {
+		if nn := splitKey(key); nn.name == name {
 			out = append(out, nn.namespace)
 		}
 	}
@@ -143,7 +151,8 @@ type item struct {
 func (x *index) list(match store.Matcher, kind string) []item {
 	m := x.byKind[kind]
 	var out []item
-	for nn, e := range m {
+	for key, e := range m {
+		nn := splitKey(key)
 		if match(resource.Key{Kind: kind, Namespace: nn.namespace, Name: nn.name}, e.labels) {
 			if out == nil {
 				// Most lists select most objects.
@@ -184,12 +193,13 @@ type listed struct {
 func (x *index) listing(match store.Matcher, kind string) []listed {
 	m := x.byKind[kind]
 	var out []listed
-	for nn, e := range m {
+	for key, e := range m {
+		nn := splitKey(key)
 		if match(resource.Key{Kind: kind, Namespace: nn.namespace, Name: nn.name}, e.labels) {
 			if out == nil {
 				out = make([]listed, 0, len(m))
 			}
-			out = append(out, listed{e.revision, e.labels})
+			out = append(out, listed(e))
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].revision < out[j].revision })

@@ -382,9 +382,15 @@ func (s *DB) Delete(ctx context.Context, key resource.Key, opts store.DeleteOpti
 		if hasRef && opts.Owner != nil && opts.Owner.UID == ref.UID {
 			continue
 		}
-		if hasRef && s.ownerExists(key.Namespace, ref) {
-			return nil, resource.Errorf(resource.ReasonForbidden,
-				"cannot delete %s %s: owned by %s %s; delete the %s instead", k.Singular(), key.Name, ownerKind, ref.Name, ownerKind)
+		if hasRef {
+			exists, err := s.ownerExists(ctx, key.Namespace, ref)
+			if err != nil {
+				return nil, err
+			}
+			if exists {
+				return nil, resource.Errorf(resource.ReasonForbidden,
+					"cannot delete %s %s: owned by %s %s; delete the %s instead", k.Singular(), key.Name, ownerKind, ref.Name, ownerKind)
+			}
 		}
 		// The owner is gone, so nothing would ever release this finalizer.
 		m.RemoveFinalizer(f)
@@ -417,18 +423,31 @@ func (s *DB) current(ctx context.Context, k *resource.Kind, key resource.Key, wa
 }
 
 // ownerExists reports whether the object ref names still exists with its
-// UID, in namespace ns when its kind is namespaced.
-func (s *DB) ownerExists(ns string, ref resource.OwnerReference) bool {
+// UID, in namespace ns when its kind is namespaced. The caller holds s.mu.
+func (s *DB) ownerExists(ctx context.Context, ns string, ref resource.OwnerReference) (bool, error) {
 	k, ok := resource.KindOf(ref.Kind)
 	if !ok {
-		return false
+		return false, nil
 	}
 	if !k.Namespaced {
 		ns = ""
 	}
-	e, ok := s.index.get(resource.Key{Kind: ref.Kind, Namespace: ns, Name: ref.Name})
-	uid, err := uuid.Parse(ref.UID)
-	return ok && err == nil && e.uid == uid
+	raw, _, err := s.body(ctx, resource.Key{Kind: ref.Kind, Namespace: ns, Name: ref.Name})
+	if resource.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	var owner struct {
+		Metadata struct {
+			UID string `json:"uid"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(raw, &owner); err != nil {
+		return false, err
+	}
+	return owner.Metadata.UID == ref.UID, nil
 }
 
 // Watch starts a watch; it ends when ctx is done or Stop is called. It
