@@ -91,7 +91,7 @@ type Config struct {
 // leaves the file damaged.
 func SQLite(path string) gorm.Dialector {
 	return sqlite.Open(path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)" +
-		"&_pragma=journal_size_limit(" + strconv.Itoa(walSizeLimit) + ")")
+		"&_pragma=journal_size_limit(" + strconv.Itoa(walSizeLimit) + ")" + cacheSize(writerCacheKiB))
 }
 
 // sqliteReaders is how many connections read a SQLite database besides
@@ -101,8 +101,20 @@ const sqliteReaders = 2
 // sqliteReaderDSN names the SQLite file at path for the read-only
 // connections.
 func sqliteReaderDSN(path string) string {
-	return path + "?_pragma=busy_timeout(5000)&_pragma=query_only(1)&_pragma=cache_size(-256)"
+	return path + "?_pragma=busy_timeout(5000)&_pragma=query_only(1)" + cacheSize(readerCacheKiB)
 }
+
+// The page cache of each SQLite connection, in KiB (SQLite's default is
+// 2,000), costs about twice as much resident memory through the driver's
+// allocator. A write touches a few dozen pages; reads of many objects read
+// each page once, and the kernel caches the file anyway. With the default,
+// the daemon holding 100,000 objects was 5 MiB larger.
+const (
+	writerCacheKiB = 512
+	readerCacheKiB = 256
+)
+
+func cacheSize(kib int) string { return "&_pragma=cache_size(-" + strconv.Itoa(kib) + ")" }
 
 // DB is the gorm implementation of Store.
 type DB struct {
