@@ -331,7 +331,7 @@ func (s *DB) Close() error {
 // commit writes one change and its event in one transaction, then advances
 // the revision, updates the index and tells the watchers. The caller holds
 // s.mu. It returns the object as stored.
-func (s *DB) commit(ctx context.Context, typ store.EventType, k *resource.Kind, obj resource.Object) (resource.Object, error) {
+func (s *DB) commit(ctx context.Context, typ store.EventType, obj resource.Object) (resource.Object, error) {
 	if s.closed.Load() {
 		return nil, resource.Errorf(resource.ReasonInternal, "the store is closed")
 	}
@@ -388,7 +388,9 @@ func (s *DB) commit(ctx context.Context, typ store.EventType, k *resource.Kind, 
 	s.rev.Store(rev)
 	s.imu.Unlock()
 	s.hub.Publish(store.Event{Type: typ, Revision: rev, Key: key, Labels: m.Labels, Object: raw})
-	return decode(k, raw)
+	// obj is the store's own copy, or the new object the caller gave
+	// Create: the store keeps only its JSON.
+	return obj, nil
 }
 
 // kindOf returns the registered kind of obj.

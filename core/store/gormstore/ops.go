@@ -130,7 +130,7 @@ func (s *DB) Create(ctx context.Context, obj resource.Object) (resource.Object, 
 			return nil, err
 		}
 	}
-	return s.commit(ctx, store.Added, k, obj)
+	return s.commit(ctx, store.Added, obj)
 }
 
 // maxWriteAttempts bounds how often a spec write is prepared again because
@@ -157,7 +157,7 @@ func (s *DB) writeSpec(ctx context.Context, k *resource.Kind, key resource.Key, 
 		}
 		s.mu.Lock()
 		if e, ok := s.index.get(key); ok && e.revision == rev {
-			out, err := s.commit(ctx, typ, k, obj)
+			out, err := s.commit(ctx, typ, obj)
 			s.mu.Unlock()
 			return out, err
 		}
@@ -304,7 +304,7 @@ func (s *DB) updateStatus(ctx context.Context, k *resource.Kind, obj resource.Ob
 	if bytes.Equal(raw, stored) {
 		return old, nil
 	}
-	return s.commit(ctx, store.Modified, k, updated)
+	return s.commit(ctx, store.Modified, updated)
 }
 
 // Patch applies a JSON merge patch to a stored object's metadata and spec.
@@ -398,14 +398,14 @@ func (s *DB) Delete(ctx context.Context, key resource.Key, opts store.DeleteOpti
 	}
 	switch {
 	case len(m.Finalizers) == 0:
-		return s.commit(ctx, store.Deleted, k, obj)
+		return s.commit(ctx, store.Deleted, obj)
 	case m.Terminating() && !released:
 		return obj, nil
 	case !m.Terminating():
 		deleted := now()
 		m.DeletionTimestamp = &deleted
 	}
-	return s.commit(ctx, store.Modified, k, obj)
+	return s.commit(ctx, store.Modified, obj)
 }
 
 // current returns the stored JSON of key and a decoded copy of it,
