@@ -85,7 +85,7 @@ func (s *DB) body(ctx context.Context, key resource.Key) ([]byte, int64, error) 
 		return nil, 0, resource.NotFound(key)
 	}
 	if err != nil {
-		return nil, 0, s.storageError(ctx, "read "+resource.Describe(key), err)
+		return nil, 0, s.readError(ctx, "read "+resource.Describe(key), err)
 	}
 	// Kept only if no write came after the read: writers change the
 	// index and the cache together, under imu.
@@ -113,7 +113,7 @@ func (s *DB) statesAt(ctx context.Context, kind string, revs []int64) ([]state, 
 	}
 	rows, err := s.reads.between.QueryContext(ctx, kind, revs[0], revs[len(revs)-1])
 	if err != nil {
-		return nil, s.storageError(ctx, "read objects", err)
+		return nil, s.readError(ctx, "read objects", err)
 	}
 	defer rows.Close()
 	next := 0
@@ -121,7 +121,7 @@ func (s *DB) statesAt(ctx context.Context, kind string, revs []int64) ([]state, 
 		var st state
 		var rev int64
 		if err := rows.Scan(&st.namespace, &st.name, &rev, &st.raw); err != nil {
-			return nil, s.storageError(ctx, "read objects", err)
+			return nil, s.readError(ctx, "read objects", err)
 		}
 		for next < len(revs) && revs[next] < rev {
 			next++ // changed since: read from the log below
@@ -132,7 +132,7 @@ func (s *DB) statesAt(ctx context.Context, kind string, revs []int64) ([]state, 
 		} // else an object the list does not select
 	}
 	if err := rows.Err(); err != nil {
-		return nil, s.storageError(ctx, "read objects", err)
+		return nil, s.readError(ctx, "read objects", err)
 	}
 	rows.Close()
 	for i, rev := range revs {
@@ -145,8 +145,18 @@ func (s *DB) statesAt(ctx context.Context, kind string, revs []int64) ([]state, 
 			return nil, errSnapshotGone
 		}
 		if err != nil {
-			return nil, s.storageError(ctx, "read the event log", err)
+			return nil, s.readError(ctx, "read the event log", err)
 		}
 	}
 	return out, nil
+}
+
+// readError is storageError for a read, unless the store was closed while
+// it ran: a watch still reading its listing at shutdown is no failure of
+// the database.
+func (s *DB) readError(ctx context.Context, what string, err error) error {
+	if s.isClosed() {
+		return resource.Errorf(resource.ReasonInternal, "the store is closed")
+	}
+	return s.storageError(ctx, what, err)
 }
