@@ -48,12 +48,20 @@ func DecideAccel(mode Accel, probeKVM func() error) (accel Accel, warning string
 const EnvTBSize = "PADDOCK_QEMU_TB_SIZE"
 
 // DefaultTBSize is the TCG translation cache's size in MiB unless
-// $PADDOCK_QEMU_TB_SIZE says otherwise: 512, as Lima itself uses for
-// emulated guests. An idle guest holds it all in the host's memory (a boot
-// of the test image fills it twice over), while it needs a tenth of it;
-// smaller sizes save that memory at the cost of translating the boot's
-// code again after each flush (64 MiB: 44 flushes instead of 2).
-const DefaultTBSize = 512
+// $PADDOCK_QEMU_TB_SIZE says otherwise: 64, an eighth of what Lima itself
+// uses for emulated guests. QEMU 7.2 never gives the host back a page of
+// the cache it filled once (a flush only starts filling it again), and a
+// boot of the test image generates about 1.2 GB of host code, so an idle
+// guest holds the whole cache, beside about 70 MiB of QEMU's own. In two
+// or three runs of each size, 64 kept an idle 1 GiB guest of the test
+// image within 150 MiB of what it uses (used + buff/cache), with 29 to
+// 69 MiB to spare; 96 and 128 exceeded it by up to 20 and 50 MiB, 512 by
+// 470; 80 kept it in its one run, but with the guest's RAM 50 MiB less
+// resident than usual, so it leaves no room. The price is that the boot's
+// code is translated again after each of about 37 flushes instead of 2:
+// some 8 s more of QEMU's CPU time per boot on a 2-core host. The README's
+// section on VMs has the figures.
+const DefaultTBSize = 64
 
 // ParseTBSize reads a translation cache size in MiB, at least 8; empty
 // means DefaultTBSize.

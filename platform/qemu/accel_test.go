@@ -51,7 +51,7 @@ func TestRewriteForTCG(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := strings.Join(RewriteForTCG(strings.Fields(tt.in), DefaultTBSize), " ")
+			got := strings.Join(RewriteForTCG(strings.Fields(tt.in), 512), " ")
 			if got != tt.want {
 				t.Errorf("RewriteForTCG(%s)\n got %s\nwant %s", tt.in, got, tt.want)
 			}

@@ -6,8 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"paddock.dev/paddock/platform/qemu"
 )
 
 // The QEMU wrapper hands QEMU (here echo, which prints what it got) a
@@ -31,7 +34,7 @@ func TestQEMUWrapperSizesTheCacheAndAddsTheBalloon(t *testing.T) {
 		return strings.TrimSpace(string(out)), err
 	}
 	want := "-m 1024 -cpu max -machine q35,vmport=off -drive file=disk,if=virtio -accel tcg,thread=multi,tb-size=%s -device virtio-balloon-pci,free-page-reporting=on"
-	for tbSize, size := range map[string]string{"": "512", "64": "64"} {
+	for tbSize, size := range map[string]string{"": strconv.Itoa(qemu.DefaultTBSize), "96": "96"} {
 		if out, err := run(tbSize); err != nil || out != strings.Replace(want, "%s", size, 1) {
 			t.Errorf("PADDOCK_QEMU_TB_SIZE=%q: QEMU got %q (%v)", tbSize, out, err)
 		}

@@ -52,11 +52,11 @@ type Options struct {
 //
 // The driver that starts it (platform/lima's Start) prepares its
 // environment: LIMA_HOME, and on Linux the ssh shim first on PATH and, for
-// a guest under TCG, QEMU_SYSTEM_<ARCH> naming the QEMU wrapper. Lima reads
-// those from the environment, so each host agent, a process of its own,
-// gets them in its own environment and nothing here changes them. Beyond
-// Lima's own host agent, Run works around Lima v1.2.2 losing the guest
-// agent's socket forward on slow boots.
+// a native-architecture guest, QEMU_SYSTEM_<ARCH> naming the QEMU wrapper.
+// Lima reads those from the environment, so each host agent, a process of
+// its own, gets them in its own environment and nothing here changes them.
+// Beyond Lima's own host agent, Run works around Lima v1.2.2 losing the
+// guest agent's socket forward on slow boots.
 func Run(ctx context.Context, o Options) error {
 	logger := newLogger(o.Stderr, min(o.Level, slog.LevelDebug))
 	if o.Socket == "" {
