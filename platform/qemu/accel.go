@@ -52,15 +52,15 @@ const EnvTBSize = "PADDOCK_QEMU_TB_SIZE"
 // uses for emulated guests. QEMU 7.2 never gives the host back a page of
 // the cache it filled once (a flush only starts filling it again), and a
 // boot of the test image generates about 1.2 GB of host code, so an idle
-// guest holds the whole cache, beside about 70 MiB of QEMU's own. In two
-// or three runs of each size, 64 kept an idle 1 GiB guest of the test
-// image within 150 MiB of what it uses (used + buff/cache), with 29 to
-// 69 MiB to spare; 96 and 128 exceeded it by up to 20 and 50 MiB, 512 by
-// 470; 80 kept it in its one run, but with the guest's RAM 50 MiB less
-// resident than usual, so it leaves no room. The price is that the boot's
-// code is translated again after each of about 37 flushes instead of 2:
-// some 8 s more of QEMU's CPU time per boot on a 2-core host. The README's
-// section on VMs has the figures.
+// guest holds the whole cache, beside about 70 MiB of QEMU's own. In four
+// runs, 64 kept an idle 1 GiB guest of the test image within 150 MiB of
+// what it uses (used + buff/cache), with 29 to 73 MiB to spare; 80 and
+// 128 stayed within only when the guest's own figures were kind (80 by
+// about 10 MiB at the usual ones), 96 and 128 went over by up to 20 and
+// 50 MiB, 512 by 470. The price is that the boot's code is translated
+// again after each of about 37 flushes instead of 2: some 8 s more of
+// QEMU's CPU time per boot on a 2-core host. The README's section on VMs
+// has the figures.
 const DefaultTBSize = 64
 
 // ParseTBSize reads a translation cache size in MiB, at least 8; empty
