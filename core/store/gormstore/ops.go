@@ -142,6 +142,12 @@ const maxWriteAttempts = 8
 // lock; under it the write goes through only if the object is still at the
 // revision they saw, and otherwise they run again.
 func (s *DB) writeSpec(ctx context.Context, k *resource.Kind, key resource.Key, build func(raw []byte) (resource.Object, error)) (resource.Object, error) {
+	select {
+	case s.preparing <- struct{}{}:
+		defer func() { <-s.preparing }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	for attempt := 1; ; attempt++ {
 		raw, rev, err := s.body(ctx, key)
 		if err != nil {
