@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -202,6 +203,52 @@ func TestSIGTERMLetsRunningWritesFinish(t *testing.T) {
 	d = e.serve()
 	if _, got, _ := call(t, d.http, "GET", cmPath+"/w", "", ""); fmt.Sprint(got["data"]) != "map[during:shutdown]" {
 		t.Fatalf("the write answered 200 but is not stored: %v", got)
+	}
+}
+
+// Every write the daemon acknowledged survives a kill -9: the daemon that
+// starts next serves it, from the index it rebuilds and the file.
+func TestAcknowledgedWritesSurviveKill(t *testing.T) {
+	e := newEnv(t, "default")
+	d := e.serve()
+	const writers = 4
+	for i := range writers {
+		call(t, d.http, "POST", cmPath, "application/json",
+			fmt.Sprintf(`{"apiVersion":"paddock.dev/v1alpha1","kind":"ConfigMap","metadata":{"name":"k%d"}}`, i))
+	}
+	acked := make([]int, writers) // the last value each writer saw acknowledged
+	var wg sync.WaitGroup
+	for i := range writers {
+		wg.Go(func() {
+			c := unixClient(e.path("socket"))
+			for n := 1; ; n++ {
+				resp, err := c.Do(mergePatch(fmt.Sprintf("%s/k%d", cmPath, i), fmt.Sprintf(`{"data":{"n":"%d"}}`, n)))
+				if err != nil {
+					return // the daemon is gone
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					return
+				}
+				acked[i] = n
+			}
+		})
+	}
+	time.Sleep(time.Second)
+	d.cmd.Process.Kill()
+	<-d.exited
+	wg.Wait()
+	t.Logf("acknowledged before the kill: %v", acked)
+
+	d = e.serve()
+	for i := range writers {
+		_, got, _ := call(t, d.http, "GET", fmt.Sprintf("%s/k%d", cmPath, i), "", "")
+		data, _ := got["data"].(map[string]any)
+		n, _ := strconv.Atoi(fmt.Sprint(data["n"]))
+		if acked[i] == 0 || n < acked[i] {
+			t.Fatalf("k%d holds n=%v after kill -9, but %d was acknowledged", i, data["n"], acked[i])
+		}
 	}
 }
 
