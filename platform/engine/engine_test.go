@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,8 +33,9 @@ func ctx(t *testing.T) context.Context {
 	return c
 }
 
-// TestPingDocker serves Docker's two calls on the socket where the VM's
-// forward would put them; the real engine answers in the end-to-end tests.
+// TestPingDocker serves Docker's /_ping, with the headers dockerd sends, on
+// the socket where the VM's forward would put it; the real engine answers
+// in the end-to-end tests.
 func TestPingDocker(t *testing.T) {
 	dir := shortDir(t)
 	p := Pinger{ShortDir: dir}
@@ -45,9 +47,10 @@ func TestPingDocker(t *testing.T) {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/_ping", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("OK")) })
-	mux.HandleFunc("/version", func(w http.ResponseWriter, _ *http.Request) {
-		w.Write([]byte(`{"Version":"20.10.24+dfsg1","ApiVersion":"1.41"}`))
+	mux.HandleFunc("/_ping", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Api-Version", "1.41")
+		w.Header().Set("Server", "Docker/20.10.24+dfsg1 (linux)")
+		w.Write([]byte("OK"))
 	})
 	srv := &http.Server{Handler: mux}
 	go srv.Serve(l)
@@ -55,6 +58,37 @@ func TestPingDocker(t *testing.T) {
 	got, err := p.Ping(ctx(t), resource.EngineMoby)
 	if err != nil || !strings.Contains(got, "Docker 20.10.24+dfsg1 (API 1.41)") {
 		t.Fatalf("Ping = %q, %v", got, err)
+	}
+}
+
+// TestPingDockerWithoutVersionHeaders: an engine that answers /_ping but
+// names no version still answers; one that answers with an error does not.
+func TestPingDockerWithoutVersionHeaders(t *testing.T) {
+	dir := shortDir(t)
+	l, err := net.Listen("unix", filepath.Join(dir, "docker.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failing atomic.Bool
+	mux := http.NewServeMux()
+	mux.HandleFunc("/_ping", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Server", "Docker/")
+		if failing.Load() {
+			http.Error(w, "starting", http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte("OK"))
+	})
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	p := Pinger{ShortDir: dir}
+	if got, err := p.Ping(ctx(t), resource.EngineMoby); err != nil || !strings.HasPrefix(got, "Docker answers at ") {
+		t.Fatalf("Ping = %q, %v", got, err)
+	}
+	failing.Store(true)
+	if _, err := p.Ping(ctx(t), resource.EngineMoby); err == nil || !strings.Contains(err.Error(), "503") {
+		t.Fatalf("an engine answering 503: %v", err)
 	}
 }
 
