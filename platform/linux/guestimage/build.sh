@@ -134,16 +134,6 @@ chroot "$root" systemctl enable lima-init.service lima-guestagent-early.service 
 # systemd.wants=docker.service (moby; it pulls in docker.socket and
 # containerd) or systemd.wants=containerd.service.
 chroot "$root" systemctl disable docker.service docker.socket containerd.service >&2
-# dockerd starts beside containerd, not after it: under emulation each of
-# the two programs (75 and 48 MB) takes seconds to load and initialize, and
-# dockerd waits for containerd's socket by itself (it dials it for up to a
-# minute). Ordering is not something a drop-in can take away, so the
-# package's unit is copied without it.
-sed '/^After=/s/ containerd\.service//' "$root/lib/systemd/system/docker.service" >"$root/etc/systemd/system/docker.service"
-if cmp -s "$root/lib/systemd/system/docker.service" "$root/etc/systemd/system/docker.service"; then
-	log "docker.service is no longer ordered after containerd.service: check the copy in build.sh"
-	exit 1
-fi
 # Kernel modules for hardware that a QEMU guest driven over SSH never has
 # (displays, cameras and TV cards, sound, wireless, InfiniBand, industrial
 # sensors, Bluetooth, staging drivers): a fifth of the image, which Lima
