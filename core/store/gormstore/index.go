@@ -1,6 +1,7 @@
 package gormstore
 
 import (
+	"iter"
 	"sort"
 	"strings"
 	"unique"
@@ -147,19 +148,27 @@ type item struct {
 	raw      []byte
 }
 
+// matching yields the objects of kind that match, in no order.
+func (x *index) matching(match store.Matcher, kind string) iter.Seq2[nsName, entry] {
+	return func(yield func(nsName, entry) bool) {
+		for key, e := range x.byKind[kind] {
+			nn := splitKey(key)
+			if match(resource.Key{Kind: kind, Namespace: nn.namespace, Name: nn.name}, e.labels) && !yield(nn, e) {
+				return
+			}
+		}
+	}
+}
+
 // list returns the objects of kind that match, in no order.
 func (x *index) list(match store.Matcher, kind string) []item {
-	m := x.byKind[kind]
 	var out []item
-	for key, e := range m {
-		nn := splitKey(key)
-		if match(resource.Key{Kind: kind, Namespace: nn.namespace, Name: nn.name}, e.labels) {
-			if out == nil {
-				// Most lists select most objects.
-				out = make([]item, 0, len(m))
-			}
-			out = append(out, item{nsName: nn, revision: e.revision})
+	for nn, e := range x.matching(match, kind) {
+		if out == nil {
+			// Most lists select most objects.
+			out = make([]item, 0, len(x.byKind[kind]))
 		}
+		out = append(out, item{nsName: nn, revision: e.revision})
 	}
 	return out
 }
@@ -191,16 +200,12 @@ type listed struct {
 // last write, as a watch's listing delivers them: its event ids then only
 // increase.
 func (x *index) listing(match store.Matcher, kind string) []listed {
-	m := x.byKind[kind]
 	var out []listed
-	for key, e := range m {
-		nn := splitKey(key)
-		if match(resource.Key{Kind: kind, Namespace: nn.namespace, Name: nn.name}, e.labels) {
-			if out == nil {
-				out = make([]listed, 0, len(m))
-			}
-			out = append(out, listed(e))
+	for _, e := range x.matching(match, kind) {
+		if out == nil {
+			out = make([]listed, 0, len(x.byKind[kind]))
 		}
+		out = append(out, listed(e))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].revision < out[j].revision })
 	return out
