@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -39,10 +40,17 @@ func TestTrayEndToEnd(t *testing.T) {
 	if it, _ := find(items, menu.LabelStop); it.Enabled {
 		t.Errorf("Stop enabled with no App: %v", labels(items))
 	}
+	release := holdFile(t, e.template)
 	m.click(items, menu.LabelStart)
 	e.awaitApp(func(a *resource.App) bool { return a.Spec.Running })
 	// The status line follows the App from Starting to where the start
-	// ends: here, at once, a failure to get the guest image.
+	// ends: here, once the daemon has read the image's template, a
+	// failure to get the guest image.
+	items = m.awaitStatus("Starting… ")
+	if it, _ := find(items, menu.LabelStart); it.Enabled {
+		t.Errorf("Start enabled while the App starts: %v", labels(items))
+	}
+	release()
 	items = m.awaitStatus("Failed: ")
 	if !strings.Contains(items[0].Label, "guest image") {
 		t.Errorf("the failure does not say why: %q", items[0].Label)
@@ -137,7 +145,9 @@ type e2e struct {
 	busAddress string
 	daemon     *exec.Cmd
 	daemonPID  int // a daemon the tray started, detached
-	client     *client.Client
+	// template is the App's image's template.yaml, which is not YAML.
+	template string
+	client   *client.Client
 }
 
 // e2eTimeout bounds the whole end-to-end test.
@@ -189,7 +199,8 @@ func newE2E(t testing.TB, timeout time.Duration, settings bool) *e2e {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(broken, "template.yaml"), []byte("images: [\n"), 0o644); err != nil {
+	e.template = filepath.Join(broken, "template.yaml")
+	if err := os.WriteFile(e.template, []byte("images: [\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, err := e.command("service", "paths", "-o", "shell").Output()
@@ -373,6 +384,49 @@ func inked(img image.Image) (int, float64) {
 	}
 	total := b.Dx() * b.Dy()
 	return len(counts), float64(total-most) / float64(max(total, 1))
+}
+
+// holdFile makes the daemon's next read of the file at path wait until
+// release is called, with the file's content then: it puts a FIFO in the
+// file's place, which the test holds open. So the App's start stays where
+// it reads its image's template (the App's reconcile), in Starting, for as
+// long as the test looks at it. release writes the content into the FIFO
+// and puts the file back, for later reads.
+func holdFile(t testing.TB, path string) (release func()) {
+	t.Helper()
+	content, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := path + ".kept"
+	if err := os.Rename(path, kept); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Opened for reading and writing, a FIFO opens at once, and a reader's
+	// open does not wait for a writer either; the reader waits for data.
+	fifo, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			// New reads find the file; a read already waiting gets the same
+			// content from the FIFO, and its end once the FIFO is closed.
+			if err := os.Rename(kept, path); err != nil {
+				t.Error(err)
+			}
+			if _, err := fifo.Write(content); err != nil {
+				t.Error(err)
+			}
+			fifo.Close()
+		})
+	}
+	t.Cleanup(release)
+	return release
 }
 
 // startXvfb starts an X server on a free display and returns its name.

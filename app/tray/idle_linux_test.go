@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"paddock.dev/paddock/app/menu"
 	"paddock.dev/paddock/cmd/paddock/paddocktest"
 )
 
@@ -14,11 +15,13 @@ const idleWindow = 60 * time.Second
 
 // BenchmarkTrayIdle runs the real tray as TestTrayEndToEnd does (Xvfb, a
 // private D-Bus session bus, a StatusNotifierWatcher, a real daemon), lets
-// it settle on its menu, and then leaves it alone: in a build with the
-// settings window and in the packages' static build. It reports the context
-// switches of all the tray's threads over the idle window, scaled to 60 s
-// (each is a wakeup), and the tray's resident memory at the end. The figures
-// are for reading, not asserted.
+// it settle on its menu, and then leaves it alone: first while the daemon
+// runs (the tray holds its watch streams), then after the daemon stopped
+// (the tray waits for the daemon's socket to reappear); in a build with
+// the settings window and in the packages' static build. It reports the
+// context switches of all the tray's threads over the idle window, scaled
+// to 60 s (each is a wakeup), and the tray's resident memory at the end.
+// The figures are for reading, not asserted.
 //
 //	PADDOCK_E2E=1 go test -run XXX -bench TrayIdle -benchtime 1x ./app/tray/
 func BenchmarkTrayIdle(b *testing.B) {
@@ -35,21 +38,30 @@ func BenchmarkTrayIdle(b *testing.B) {
 	b.Run("build=static", func(b *testing.B) { benchIdle(b, window, withoutSettings) })
 }
 
-// benchIdle measures the idle tray of one build of paddock.
+// benchIdle measures the idle tray of one build of paddock, with the
+// daemon up and then down.
 func benchIdle(b *testing.B, window time.Duration, settings bool) {
-	e := newE2E(b, 2*time.Minute+time.Duration(b.N)*(window+10*time.Second), settings)
+	e := newE2E(b, 2*time.Minute+2*(window+10*time.Second), settings)
 	e.startDaemon()
 	tray, m, _ := e.startTray()
 	m.awaitStatus("Stopped")
-	time.Sleep(2 * time.Second) // start-up's last work
+	b.Run("daemon=up", func(b *testing.B) { measureIdle(b, tray.Process.Pid, window) })
+	e.stopDaemon()
+	m.awaitStatus(menu.StatusDaemonDown)
+	b.Run("daemon=down", func(b *testing.B) { measureIdle(b, tray.Process.Pid, window) })
+}
 
+// measureIdle reports the context switches of process pid over window,
+// scaled to 60 s, and its resident memory at the end.
+func measureIdle(b *testing.B, pid int, window time.Duration) {
+	time.Sleep(2 * time.Second) // the last change's work
 	b.ResetTimer()
 	var switches, rss float64
 	for range b.N {
-		before := paddocktest.ContextSwitches(b, tray.Process.Pid)
+		before := paddocktest.ContextSwitches(b, pid)
 		time.Sleep(window)
-		switches += float64(paddocktest.ContextSwitches(b, tray.Process.Pid)-before) * float64(time.Minute) / float64(window)
-		rss += float64(paddocktest.StatusKiB(b, tray.Process.Pid, "VmRSS")) / 1024
+		switches += float64(paddocktest.ContextSwitches(b, pid)-before) * float64(time.Minute) / float64(window)
+		rss += float64(paddocktest.StatusKiB(b, pid, "VmRSS")) / 1024
 	}
 	b.StopTimer()
 	b.ReportMetric(switches/float64(b.N), "ctxsw/60s")
