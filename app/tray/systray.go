@@ -22,7 +22,11 @@ type systrayHost struct {
 	shape   []menu.Item // the items shown, for their shape
 	items   []*systray.MenuItem
 	actions []menu.Action // by the index of items
-	click   func(menu.Action)
+	// built counts the menus built: a click on an item of an earlier menu,
+	// taken from its channel while the menu was rebuilt, is dropped rather
+	// than given the action of the new item at its index.
+	built int
+	click func(menu.Action)
 }
 
 func (h *systrayHost) SetMenu(items []menu.Item, click func(menu.Action)) {
@@ -51,9 +55,14 @@ func (h *systrayHost) SetMenu(items []menu.Item, click func(menu.Action)) {
 		return
 	}
 	// Removing the items also ends the goroutines that wait for their
-	// clicks: it closes their channels.
+	// clicks: it closes their channels. fyne.io/systray (v1.12.2 too)
+	// sends a click on an item's channel after it let go of its lock, so
+	// a click that arrives just as its item is removed can panic in
+	// systray's D-Bus handler; that is why only a new shape (the daemon
+	// came or went, a VM was added or removed) removes items.
 	systray.ResetMenu()
 	h.shape, h.items, h.actions = items, nil, nil
+	h.built++
 	h.add(items, nil)
 }
 
@@ -78,7 +87,7 @@ func (h *systrayHost) add(items []menu.Item, parent *systray.MenuItem) {
 		if !it.Enabled {
 			item.Disable()
 		}
-		index := len(h.items)
+		index, built := len(h.items), h.built
 		h.items = append(h.items, item)
 		h.actions = append(h.actions, it.Action)
 		// systray drops a click that finds no goroutine waiting on the
@@ -87,7 +96,7 @@ func (h *systrayHost) add(items []menu.Item, parent *systray.MenuItem) {
 		go func() {
 			close(waiting)
 			for range item.ClickedCh {
-				h.clicked(index)
+				h.clicked(built, index)
 			}
 		}()
 		<-waiting
@@ -95,10 +104,14 @@ func (h *systrayHost) add(items []menu.Item, parent *systray.MenuItem) {
 	}
 }
 
-// clicked passes a click on the item at index on with the item's action
-// now.
-func (h *systrayHost) clicked(index int) {
+// clicked passes a click on the item at index of menu built on with the
+// item's action now.
+func (h *systrayHost) clicked(built, index int) {
 	h.mu.Lock()
+	if built != h.built {
+		h.mu.Unlock()
+		return
+	}
 	action, click := h.actions[index], h.click
 	h.mu.Unlock()
 	if action.Do != menu.DoNothing {
