@@ -14,9 +14,10 @@ import (
 )
 
 // settingsProcess is the settings window, which runs as a child process
-// (`paddock tray --settings`): only that process starts a GUI toolkit and
-// its frame loop, and only while the window is open, so the tray itself
-// wakes only when the daemon's watch reports something.
+// (`paddock tray --settings`, of the binary Options.SettingsExecutable
+// names, which may be another than the tray's): only that process starts a
+// GUI toolkit and its frame loop, and only while the window is open, so
+// the tray itself wakes only when the daemon's watch reports something.
 type settingsProcess struct {
 	mu    sync.Mutex // serialises writes to stdin
 	stdin io.WriteCloser
@@ -32,7 +33,7 @@ func (t *Tray) showSettings() error {
 		_, err := io.WriteString(p.stdin, link.Raise+"\n")
 		return err
 	}
-	cmd := exec.Command(t.opts.Executable, "--instance", t.opts.Instance, "tray", "--settings")
+	cmd := exec.Command(t.opts.SettingsExecutable, "--instance", t.opts.Instance, "tray", "--settings")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return err

@@ -20,10 +20,15 @@ import (
 type Options struct {
 	Client *client.Client
 	Paths  instance.Paths
-	// Instance and Executable make the command lines of Open Shell and of
-	// the settings window.
+	// Instance and Executable make the command line of Open Shell.
 	Instance   string
 	Executable string
+	// SettingsExecutable is the program Settings… runs, as
+	// `SettingsExecutable --instance Instance tray --settings`: a paddock
+	// that has the settings window (the tray's own binary when it has it,
+	// else the packages' paddock-settings), or one without it, which then
+	// says how to get it.
+	SettingsExecutable string
 	// DockerContext names the docker context of the App's engine.
 	DockerContext string
 	// StartDaemon starts the instance's daemon: the installed service if

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -110,11 +111,17 @@ func newFixture(t *testing.T) *fixture {
 	h := &recordingHost{}
 	desk := &recordingDesktop{notes: make(chan note, 10)}
 	ctx, cancel := context.WithCancel(context.Background())
+	// The programs, which no test here writes but the settings window's
+	// test, are in different directories, as in a package.
+	bin, lib := t.TempDir(), t.TempDir()
 	tr := newTray(ctx, h, desk, Options{
-		Client:        d.Client(),
-		Paths:         instance.Paths{Socket: d.Socket, LogDir: t.TempDir()},
-		DockerContext: "paddock",
-		Log:           slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Client:             d.Client(),
+		Paths:              instance.Paths{Socket: d.Socket, LogDir: t.TempDir()},
+		Instance:           "test",
+		Executable:         filepath.Join(bin, "paddock"),
+		SettingsExecutable: filepath.Join(lib, "paddock-settings"),
+		DockerContext:      "paddock",
+		Log:                slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	done := make(chan struct{})
 	go func() { tr.follow(); close(done) }()

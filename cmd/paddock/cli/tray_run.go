@@ -4,6 +4,9 @@ package cli
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"runtime"
 
 	"github.com/spf13/cobra"
 
@@ -32,16 +35,48 @@ func (c *cli) runTray(cmd *cobra.Command) error {
 	}
 	cl := client.NewUnix(p.Socket)
 	return tray.Run(tray.Options{
-		Client:        cl,
-		Paths:         p,
-		Instance:      c.instance,
-		Executable:    exe,
-		DockerContext: dockerContextName(p),
+		Client:             cl,
+		Paths:              p,
+		Instance:           c.instance,
+		Executable:         exe,
+		SettingsExecutable: settingsExecutable(exe),
+		DockerContext:      dockerContextName(p),
 		StartDaemon: func(ctx context.Context) error {
 			return c.startDaemonFor(ctx, cmd, cl)
 		},
 		Log: log,
 	})
+}
+
+// settingsExecutable is the program the tray runs for its settings window:
+// exe itself when it has the window, else the paddock-settings that the
+// packages install beside the static paddock (in ../lib/paddock from it) or
+// that sits beside it, else exe, which then says how to get the window.
+func settingsExecutable(exe string) string {
+	if settingsWindowBuiltIn {
+		return exe
+	}
+	name := "paddock-settings"
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	dir := filepath.Dir(exe)
+	for _, candidate := range []string{filepath.Join(dir, name), filepath.Join(dir, "..", "lib", "paddock", name)} {
+		if isProgram(candidate) {
+			return filepath.Clean(candidate)
+		}
+	}
+	return exe
+}
+
+// isProgram reports whether path is a regular file this user may run
+// (on Windows, any regular file: it has no mode bits for that).
+func isProgram(path string) bool {
+	info, err := os.Stat(path)
+	if err != nil || !info.Mode().IsRegular() {
+		return false
+	}
+	return runtime.GOOS == "windows" || info.Mode().Perm()&0o111 != 0
 }
 
 // startDaemonFor starts the instance's daemon as the installed service if

@@ -9,6 +9,9 @@ import (
 	"paddock.dev/paddock/app/settings"
 )
 
+// settingsWindowBuiltIn: this binary shows the settings window itself.
+const settingsWindowBuiltIn = true
+
 // runTraySettings shows the tray's settings window until it is closed; the
 // tray starts it and talks to it over its standard input and output.
 func (c *cli) runTraySettings(cmd *cobra.Command) error {

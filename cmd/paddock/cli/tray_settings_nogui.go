@@ -8,6 +8,10 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// settingsWindowBuiltIn: this binary lacks the settings window; the tray
+// looks for a paddock-settings that has it (see settingsExecutable).
+const settingsWindowBuiltIn = false
+
 // runTraySettings fails: the settings window is only in a build with cgo
 // and the tray tag. Its GUI toolkit needs cgo and the X11 and OpenGL
 // headers, and prints locale complaints from its package initialisers, so
