@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -15,17 +14,12 @@ import (
 )
 
 // AppAction asks the App to start (creating it when missing) or stop. With
-// wait, the answer comes once the App is Settled for the change or failed
-// (AppFailed says which), or with a Timeout error after timeout (0: no
-// limit).
-func (c *Client) AppAction(ctx context.Context, action string, wait bool, timeout time.Duration) (*resource.App, error) {
-	q := url.Values{}
-	if wait {
-		q.Set("wait", "true")
-		q.Set("timeout", timeout.String())
-	}
+// WaitAtMost, the answer comes once the App is Settled for the change or
+// failed (AppFailed says which), or with a Timeout error; with NoWait, at
+// once.
+func (c *Client) AppAction(ctx context.Context, action string, w Await) (*resource.App, error) {
 	out := &resource.App{}
-	return out, c.do(ctx, http.MethodPost, wire.Base+"/app/"+action+"?"+q.Encode(), "", nil, out)
+	return out, c.do(ctx, http.MethodPost, wire.Base+"/app/"+action+"?"+w.query(), "", nil, out)
 }
 
 // WaitApp follows the App until it settled after its last change (see

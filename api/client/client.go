@@ -263,16 +263,11 @@ func problemOf(resp *http.Response) error {
 	return &resource.Error{Reason: resource.ReasonForStatus(resp.StatusCode), Message: msg}
 }
 
-// VMAction asks a VM to start, stop, restart or reset. With wait, the
-// answer comes once the action took effect or failed (the VM's conditions
-// say which), or with a Timeout error after timeout (0: no limit).
-func (c *Client) VMAction(ctx context.Context, ns, name, action string, wait bool, timeout time.Duration) (*resource.VM, error) {
-	q := url.Values{}
-	if wait {
-		q.Set("wait", "true")
-		q.Set("timeout", timeout.String())
-	}
-	path := wire.ObjectPath(resource.KindVM, namespaceOf(resource.KindVM, ns), name) + "/" + action + "?" + q.Encode()
+// VMAction asks a VM to start, stop, restart or reset. With WaitAtMost,
+// the answer comes once the action took effect or failed (the VM's
+// conditions say which), or with a Timeout error; with NoWait, at once.
+func (c *Client) VMAction(ctx context.Context, ns, name, action string, w Await) (*resource.VM, error) {
+	path := wire.ObjectPath(resource.KindVM, namespaceOf(resource.KindVM, ns), name) + "/" + action + "?" + w.query()
 	out := &resource.VM{}
 	return out, c.do(ctx, http.MethodPost, path, "", nil, out)
 }

@@ -148,7 +148,7 @@ func TestServerWaitFollowsTheSameRule(t *testing.T) {
 	mustCreate(t, cl, "dev")
 	setRunning(t, cl, "dev", metav1.ConditionTrue, resource.ReasonStarted, 1)
 	// start bumps the generation: Running of generation 1 is stale then.
-	_, err := cl.VMAction(context.Background(), "", "dev", "start", true, 300*time.Millisecond)
+	_, err := cl.VMAction(context.Background(), "", "dev", "start", client.WaitAtMost(300*time.Millisecond))
 	if resource.ReasonOf(err) != resource.ReasonTimeout {
 		t.Fatalf("the server's wait ended on a stale condition: %v", err)
 	}
@@ -158,7 +158,7 @@ func TestServerWaitFollowsTheSameRule(t *testing.T) {
 		setRunning(t, cl, "dev", metav1.ConditionTrue, resource.ReasonStarted, 0)
 	}()
 	vm, err := errAfter(t, 10*time.Second, func() (*resource.VM, error) {
-		return cl.VMAction(context.Background(), "", "dev", "start", true, 0)
+		return cl.VMAction(context.Background(), "", "dev", "start", client.WaitAtMost(0))
 	})
 	if err != nil || !vm.Spec.Running {
 		t.Fatalf("start?wait=true = %v, %v", vm, err)

@@ -13,6 +13,11 @@ import (
 // condition, observed for the App's current generation.
 var AppSettled = ConditionWant{Type: resource.AppSettled}
 
+// AppSettledTrue is the App's Settled condition True: what a front door
+// that made a change waits for, current for the generation the change
+// gave the App.
+var AppSettledTrue = ConditionWant{Type: resource.AppSettled, Status: metav1.ConditionTrue}
+
 // AppDone reports whether the App settled after its last change: Settled,
 // current by resource.ConditionCurrent, is True or names a failure
 // (resource.AppFailures) that only another change can end.

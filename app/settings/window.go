@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"paddock.dev/paddock/api/client"
+	"paddock.dev/paddock/api/wire"
 	"paddock.dev/paddock/app/menu"
 	"paddock.dev/paddock/core/resource"
 )
@@ -205,7 +206,7 @@ func (w *settingsWindow) update(s menu.State) {
 	case phase == menu.Failed:
 		w.stopProgress()
 		w.status.SetText("Failed: " + detail)
-	case settled != nil && settled.Status == "True" && settled.ObservedGeneration >= w.waitFor:
+	case applied(s.App, w.waitFor):
 		w.stopProgress()
 		w.status.SetText("Applied.")
 	case settled != nil && settled.Message != "":
@@ -254,4 +255,11 @@ func currentApp(ctx context.Context, cl *client.Client) (*resource.App, error) {
 		return nil, err
 	}
 	return obj.(*resource.App), nil
+}
+
+// applied reports whether the App settled for the change that gave it
+// generation gen.
+func applied(a *resource.App, gen int64) bool {
+	met, _ := wire.AppSettledTrue.Met(a.Status.Conditions, gen)
+	return met
 }

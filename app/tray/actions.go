@@ -3,6 +3,8 @@ package tray
 import (
 	"errors"
 	"fmt"
+
+	"paddock.dev/paddock/api/client"
 )
 
 // setRunning starts or stops the App by its spec.running, which is what
@@ -25,7 +27,7 @@ func (t *Tray) restart() error {
 	if vm == nil {
 		return errors.New("the App has no VM to restart yet")
 	}
-	_, err := t.opts.Client.VMAction(t.ctx, vm.Metadata.Namespace, vm.Metadata.Name, "restart", false, 0)
+	_, err := t.opts.Client.VMAction(t.ctx, vm.Metadata.Namespace, vm.Metadata.Name, "restart", client.NoWait)
 	return err
 }
 

@@ -1,10 +1,8 @@
 package tray
 
 import (
-	"k8s.io/apimachinery/pkg/api/meta"
-
+	"paddock.dev/paddock/api/wire"
 	"paddock.dev/paddock/app/menu"
-	"paddock.dev/paddock/core/resource"
 )
 
 // watchFor decides what the tray announces: a start that fails, with its
@@ -37,8 +35,7 @@ func (w *watchFor) check(prev, s menu.State) []note {
 		w.generation = 0
 	}
 	if w.generation > 0 && s.App != nil {
-		settled := meta.FindStatusCondition(s.App.Status.Conditions, resource.AppSettled)
-		if settled != nil && settled.Status == "True" && settled.ObservedGeneration >= w.generation {
+		if settled, _ := wire.AppSettledTrue.Met(s.App.Status.Conditions, w.generation); settled {
 			w.generation = 0
 			switch phase {
 			case menu.Running:

@@ -154,11 +154,11 @@ func (t *Tray) run(a menu.Action) {
 	case menu.DoRestart:
 		err = t.restart()
 	case menu.DoStartVM:
-		_, err = t.opts.Client.VMAction(t.ctx, a.Namespace, a.Name, "start", false, 0)
+		_, err = t.opts.Client.VMAction(t.ctx, a.Namespace, a.Name, "start", client.NoWait)
 	case menu.DoStopVM:
-		_, err = t.opts.Client.VMAction(t.ctx, a.Namespace, a.Name, "stop", false, 0)
+		_, err = t.opts.Client.VMAction(t.ctx, a.Namespace, a.Name, "stop", client.NoWait)
 	case menu.DoRestartVM:
-		_, err = t.opts.Client.VMAction(t.ctx, a.Namespace, a.Name, "restart", false, 0)
+		_, err = t.opts.Client.VMAction(t.ctx, a.Namespace, a.Name, "restart", client.NoWait)
 	case menu.DoSettings:
 		err = t.showSettings()
 	case menu.DoOpenShell:

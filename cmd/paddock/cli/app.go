@@ -14,10 +14,7 @@ import (
 )
 
 // appFlags are the wait flags of the App's commands.
-type appFlags struct {
-	wait    bool
-	timeout time.Duration
-}
+type appFlags struct{ waitFlags }
 
 func (f *appFlags) add(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.wait, "wait", true, "wait until the App is Settled for this change (or failed)")
@@ -48,7 +45,7 @@ Settled, or failed (exit 1), or --timeout ran out (exit 4).`,
 			if err != nil {
 				return err
 			}
-			a, err := cl.AppAction(cmd.Context(), "start", false, 0)
+			a, err := cl.AppAction(cmd.Context(), "start", client.NoWait)
 			if err != nil {
 				return err
 			}
@@ -70,7 +67,7 @@ func newAppStopCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			a, err := cl.AppAction(cmd.Context(), "stop", false, 0)
+			a, err := cl.AppAction(cmd.Context(), "stop", client.NoWait)
 			if resource.IsNotFound(err) {
 				fmt.Fprintln(c.stdout, "there is no App: nothing to stop")
 				return nil
@@ -135,7 +132,7 @@ func newAppResetCmd(c *cli) *cobra.Command {
 			}
 			// The VM's own reset action waits until its machine is made
 			// anew; the App then settles as usual.
-			if _, err := cl.VMAction(cmd.Context(), a.Spec.Namespace, app.VMName, "reset", f.wait, f.timeout); err != nil {
+			if _, err := cl.VMAction(cmd.Context(), a.Spec.Namespace, app.VMName, "reset", f.await()); err != nil {
 				return err
 			}
 			return c.settle(cmd.Context(), cl, a, f, "app reset")

@@ -16,9 +16,8 @@ import (
 // vmFlags are the flags every waiting vm command shares.
 type vmFlags struct {
 	scope
-	wait    bool
-	timeout time.Duration
-	quiet   bool // no progress while waiting for a VM to run
+	waitFlags
+	quiet bool // no progress while waiting for a VM to run
 }
 
 func (f *vmFlags) add(cmd *cobra.Command) {
@@ -284,7 +283,7 @@ func newVMActionCmd(c *cli, action, short string) *cobra.Command {
 			if starts {
 				stop = c.showProgress(cmd.Context(), cl, f, ns, args[0])
 			}
-			vm, err := cl.VMAction(cmd.Context(), ns, args[0], action, f.wait, f.timeout)
+			vm, err := cl.VMAction(cmd.Context(), ns, args[0], action, f.await())
 			stop(vm)
 			if err != nil {
 				return err

@@ -89,3 +89,18 @@ func parseFor(forCond, reason string) (waitCond, error) {
 	until := client.UntilCondition(typ, metav1.ConditionStatus(status), reasons...)
 	return waitCond{met: "condition met: " + until.String(), until: until}, nil
 }
+
+// waitFlags are --wait and --timeout of the commands that act and then
+// wait (each command adds them with its own help text).
+type waitFlags struct {
+	wait    bool
+	timeout time.Duration
+}
+
+// await is what the flags ask of an action's answer.
+func (f *waitFlags) await() client.Await {
+	if !f.wait {
+		return client.NoWait
+	}
+	return client.WaitAtMost(f.timeout)
+}
