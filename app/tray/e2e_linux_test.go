@@ -27,12 +27,14 @@ import (
 // a desktop's tray does, over D-Bus, where it also receives the tray's
 // notifications. No VM boots: the App's image is broken, so the App's
 // start fails at once with that reason, which is what the status line
-// must then say.
+// must then say. Paddock is built as the packages install it: the static
+// paddock runs the tray, and Settings… opens the window of the cgo
+// paddock-settings in ../lib/paddock from it.
 //
 // go test -artifacts keeps the settings window's screenshot.
 func TestTrayEndToEnd(t *testing.T) {
 	requireE2E(t, "a C compiler", "Xvfb", "dbus-daemon", "xdotool", "import")
-	e := newE2E(t, e2eTimeout, withSettings)
+	e := newE2E(t, e2eTimeout, packaged)
 	e.startDaemon()
 	tray, m, notes := e.startTray()
 
@@ -63,6 +65,10 @@ func TestTrayEndToEnd(t *testing.T) {
 	}
 
 	e.screenshotSettings(m, items)
+	// The window is paddock-settings', which the static paddock lacks.
+	if got := e.windowProgram(e.settingsWindow()); got != e.settingsBin {
+		t.Errorf("the settings window is %s's, want %s's", got, e.settingsBin)
+	}
 	// Settings… again raises the open window rather than opening another.
 	m.click(m.awaitStatus("Failed: "), menu.LabelSettings)
 	time.Sleep(2 * time.Second) // time enough for a second window
@@ -145,40 +151,52 @@ type e2e struct {
 	busAddress string
 	daemon     *exec.Cmd
 	daemonPID  int // a daemon the tray started, detached
+	// settingsBin is the packaged build's paddock-settings, "" in others.
+	settingsBin string
 	// template is the App's image's template.yaml, which is not YAML.
 	template string
 	client   *client.Client
 }
 
-// e2eTimeout bounds the whole end-to-end test.
+// e2eTimeout bounds an end-to-end test, once paddock is built.
 const e2eTimeout = 2 * time.Minute
 
-// withSettings and withoutSettings are the two builds of paddock: with
-// cgo and the tray tag, which has the settings window, and without cgo,
-// as the packages' binary is built.
+// build is how paddock is built for an end-to-end run.
+type build int
+
 const (
-	withSettings    = true
-	withoutSettings = false
+	// withSettings: with cgo and the tray tag, so that the binary has the
+	// settings window itself.
+	withSettings build = iota
+	// withoutSettings: without cgo, as the packages build paddock, and
+	// alone, so that Settings… says how to get the window.
+	withoutSettings
+	// packaged: as the packages install it, the static paddock in bin/ and
+	// the cgo paddock-settings in lib/paddock/, which Settings… runs.
+	packaged
 )
 
-func newE2E(t testing.TB, timeout time.Duration, settings bool) *e2e {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	t.Cleanup(cancel)
+// newE2E builds paddock as b says, and then gives the run timeout.
+func newE2E(t testing.TB, timeout time.Duration, b build) *e2e {
 	dir, err := os.MkdirTemp("", "pdtray") // short: socket paths are length-limited
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	e := &e2e{t: t, ctx: ctx, bin: filepath.Join(dir, "paddock")}
-	build := exec.CommandContext(ctx, "go", "build", "-tags", "tray", "-o", e.bin, "paddock.dev/paddock/cmd/paddock")
-	build.Env = append(os.Environ(), "CGO_ENABLED=1")
-	if !settings {
-		build = exec.CommandContext(ctx, "go", "build", "-o", e.bin, "paddock.dev/paddock/cmd/paddock")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	e := &e2e{t: t, bin: filepath.Join(dir, "bin", "paddock")}
+	switch b {
+	case withSettings:
+		goBuild(t, true, e.bin)
+	case withoutSettings:
+		goBuild(t, false, e.bin)
+	case packaged:
+		goBuild(t, false, e.bin)
+		e.settingsBin = filepath.Join(dir, "lib", "paddock", "paddock-settings")
+		goBuild(t, true, e.settingsBin)
 	}
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build paddock: %v\n%s", err, out)
-	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	e.ctx = ctx
 	display := startXvfb(t, dir)
 	e.busAddress = startBus(t, dir)
 	for _, kv := range os.Environ() {
@@ -211,6 +229,31 @@ func newE2E(t testing.TB, timeout time.Duration, settings bool) *e2e {
 	e.client = client.NewUnix(e.paths["socket"])
 	t.Cleanup(e.killDaemons)
 	return e
+}
+
+// buildTimeout bounds a build of paddock: a first cgo build compiles GLFW
+// and OpenGL's bindings, which took 8 minutes on 2 cores.
+const buildTimeout = 20 * time.Minute
+
+// goBuild builds paddock into out, with cgo and the tray tag (the settings
+// window) or without cgo, with -trimpath as packaging/build.sh and .ci/run
+// build it, so that the three share the build cache.
+func goBuild(t testing.TB, window bool, out string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
+	defer cancel()
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	args, cgo := []string{"build", "-trimpath", "-o", out}, "CGO_ENABLED=0"
+	if window {
+		args, cgo = append(args, "-tags", "tray"), "CGO_ENABLED=1"
+	}
+	build := exec.CommandContext(ctx, "go", append(args, "paddock.dev/paddock/cmd/paddock")...)
+	build.Env = append(os.Environ(), cgo)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(build.Args[1:], " "), err, out)
+	}
 }
 
 // parseShell reads `export KEY='value'` lines.
@@ -360,6 +403,20 @@ func (e *e2e) settingsWindows() []string {
 	return strings.Fields(string(out))
 }
 
+// windowProgram is the program of the process that shows the X window
+// wid, by the pid the window carries (_NET_WM_PID, which GLFW sets).
+func (e *e2e) windowProgram(wid string) string {
+	out, err := e.x("xdotool", "getwindowpid", wid).Output()
+	if err != nil {
+		e.t.Fatalf("xdotool getwindowpid %s: %v", wid, err)
+	}
+	exe, err := os.Readlink("/proc/" + strings.TrimSpace(string(out)) + "/exe")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return exe
+}
+
 // x runs an X client against the test's X server.
 func (e *e2e) x(name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(e.ctx, name, args...)
@@ -470,8 +527,9 @@ func startBus(t testing.TB, dir string) string {
 }
 
 // TestTrayStaticBuild runs the tray of a paddock built without cgo, as the
-// packages build it: the menu works as in any build, and Settings… says,
-// in a notification, how to get the settings window that build lacks.
+// packages build it, but without the packages' paddock-settings: the menu
+// works as in any build, and Settings… says, in a notification, how to get
+// the settings window that build lacks.
 func TestTrayStaticBuild(t *testing.T) {
 	requireE2E(t, "Xvfb", "dbus-daemon")
 	e := newE2E(t, e2eTimeout, withoutSettings)

@@ -40,8 +40,8 @@ func BenchmarkTrayIdle(b *testing.B) {
 
 // benchIdle measures the idle tray of one build of paddock, with the
 // daemon up and then down.
-func benchIdle(b *testing.B, window time.Duration, settings bool) {
-	e := newE2E(b, 2*time.Minute+2*(window+10*time.Second), settings)
+func benchIdle(b *testing.B, window time.Duration, kind build) {
+	e := newE2E(b, 2*time.Minute+2*(window+10*time.Second), kind)
 	e.startDaemon()
 	tray, m, _ := e.startTray()
 	m.awaitStatus("Stopped")
