@@ -1,5 +1,6 @@
 #!/bin/bash
-# Build Paddock's Linux packages: the static binary, Lima's guest agent, the
+# Build Paddock's Linux packages: the static binaries (paddock and its Lima
+# helper paddock-lima), Lima's guest agent, the
 # shell completions and manual pages, and a .deb and an .rpm made by nfpm,
 # all under dist/.
 #
@@ -22,7 +23,7 @@ out=dist/linux-$PADDOCK_ARCH
 mkdir -p "$out" dist/completions
 CGO_ENABLED=0 GOOS=linux GOARCH=$PADDOCK_ARCH go build -trimpath \
 	-ldflags "-s -w -X paddock.dev/paddock/core/buildinfo.Version=v$PADDOCK_VERSION" \
-	-o "$out/paddock" ./cmd/paddock
+	-o "$out/" ./cmd/paddock ./cmd/paddock/paddock-lima
 
 # Completions come from the binary itself; build one for this machine when
 # the package is for another architecture.
@@ -44,10 +45,11 @@ rm -rf dist/man
 CGO_ENABLED=0 go run ./packaging/manpages -o dist/man -version "v$PADDOCK_VERSION"
 gzip -9n dist/man/*.1
 
-# nfpm expands no variables in source paths: stage the binary, and Lima's
-# guest agent, which the daemon finds in ../lib/paddock from the binary.
+# nfpm expands no variables in source paths: stage the binaries, and
+# Lima's guest agent, which the daemon finds in ../lib/paddock from the
+# binary, as it finds paddock-lima.
 mkdir -p dist/stage
-cp "$out/paddock" dist/stage/paddock
+cp "$out/paddock" "$out/paddock-lima" dist/stage/
 # The guest agent's architecture, and the packages that run and boot guests
 # of it (nfpm drops an empty name): Debian's, then Fedora's.
 case $PADDOCK_ARCH in

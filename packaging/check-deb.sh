@@ -2,7 +2,7 @@
 # Check the .deb that build.sh made, as root:
 #  1. lintian finds nothing (overrides carry their reasons in the package);
 #  2. dpkg installs it here, the binary runs from its installed path, the
-#     units, guest agent, manual pages, completions, documents and the
+#     units, Lima helper, guest agent, manual pages, completions, documents and the
 #     tray's menu entry and icons landed,
 #     and the units are valid for systemd; then dpkg purges it;
 #  3. under a real systemd (booted in namespaces on a private overlay of
@@ -46,7 +46,7 @@ for f in /usr/lib/systemd/user/paddock.service /usr/lib/systemd/system/paddock@.
 	/usr/share/fish/vendor_completions.d/paddock.fish /usr/share/doc/paddock/README.md \
 	/usr/share/doc/paddock/copyright /usr/share/doc/paddock/changelog.Debian.gz \
 	/usr/share/man/man1/paddock.1.gz /usr/share/man/man1/paddock-service-install.1.gz \
-	/usr/lib/paddock/lima-guestagent.Linux-* /usr/share/applications/paddock-tray.desktop \
+	/usr/lib/paddock/lima-guestagent.Linux-* /usr/lib/paddock/paddock-lima /usr/share/applications/paddock-tray.desktop \
 	/usr/share/icons/hicolor/256x256/apps/paddock.png /usr/share/icons/hicolor/48x48/apps/paddock.png; do
 	check test -s "$f"
 done

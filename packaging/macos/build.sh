@@ -1,9 +1,10 @@
 #!/bin/bash
 # Build Paddock for macOS, on a Mac: Lima's VZ driver and its host agent's
 # file watcher use cgo there, so the darwin binary cannot be cross-compiled.
-# For each architecture it builds the binary with cgo (the tray included),
-# signs it ad hoc with the virtualization entitlement that VZ requires
-# (packaging/macos/vz.entitlements, as Lima signs limactl), builds Lima's
+# For each architecture it builds the binary with cgo (the tray included)
+# and its Lima helper paddock-lima beside it (the host agents, which run
+# VZ), signs both ad hoc with the virtualization entitlement that VZ
+# requires (packaging/macos/vz.entitlements, as Lima signs limactl), builds Lima's
 # guest agent for the guest of that architecture into share/lima beside
 # bin/ (where the binary finds it), and packs both into a tarball:
 #
@@ -33,9 +34,9 @@ for arch in ${PADDOCK_ARCHS:-arm64 amd64}; do
 	mkdir -p "$root/bin" "$root/share/lima"
 	CGO_ENABLED=1 GOOS=darwin GOARCH=$arch go build -trimpath -tags tray \
 		-ldflags "-s -w -X paddock.dev/paddock/core/buildinfo.Version=v$version" \
-		-o "$root/bin/paddock" ./cmd/paddock
+		-o "$root/bin/" ./cmd/paddock ./cmd/paddock/paddock-lima
 	codesign --force --entitlements packaging/macos/vz.entitlements \
-		--sign "$identity" "$root/bin/paddock"
+		--sign "$identity" "$root/bin/paddock" "$root/bin/paddock-lima"
 	go run ./platform/lima/build-guestagent -o "$root/share/lima" -arch "$guest" >/dev/null
 	tar -C "$root" -czf "dist/paddock-$version-darwin-$arch.tar.gz" bin share
 	echo "dist/paddock-$version-darwin-$arch.tar.gz"

@@ -3,12 +3,14 @@ package apptemplate_test
 import (
 	"io"
 	"log/slog"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"testing"
 
 	"github.com/lima-vm/lima/pkg/limayaml"
 
+	"paddock.dev/paddock/cmd/paddock/paddocktest"
 	"paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/platform/apptemplate"
@@ -30,7 +32,13 @@ import (
 // A Windows path is no absolute path here, so the WSL2 template's sockets
 // are validated under a Unix home with a space in it.
 func TestEveryPlatformsTemplatePassesLimasValidator(t *testing.T) {
-	d := &lima.Driver{LimaHome: t.TempDir(), Executable: "/nonexistent/paddock", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	// The driver checks the cloud-init configuration in paddock-lima.
+	bin := t.TempDir()
+	if err := paddocktest.Build(bin, paddocktest.Helper); err != nil {
+		t.Fatal(err)
+	}
+	d := &lima.Driver{LimaHome: t.TempDir(), Executable: "/nonexistent/paddock", Helper: filepath.Join(bin, lima.HelperName),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	native := limayaml.NewArch(runtime.GOARCH)
 	for _, h := range hosts {
 		for _, engine := range resource.Engines {

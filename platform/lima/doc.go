@@ -16,7 +16,7 @@
 //     Uncommitted lists the markers a crash left, so that an instance that
 //     Lima has but the caller never recorded is found. Delete removes an
 //     instance and its marker.
-//   - Start launches `paddock hostagent NAME` (package hostagent) in a
+//   - Start launches `paddock-lima hostagent NAME` (package limaexec) in a
 //     process group of its own, so that it outlives the daemon, and
 //     returns once it runs. WaitRunning and Watch follow its events; a failed start is a
 //     *StartError carrying the last errors the host agent logged, or the
@@ -43,6 +43,15 @@
 // so that Lima's 10-second SSH check passes as soon as the guest answers.
 // The paddock binary dispatches on its invocation name to these helpers
 // before any command runs (cmd/paddock/cli/argv0_linux.go).
+//
+// The daemon's binary links none of Lima's host agent, instance, cidata
+// and VM driver packages, whose initialisers would keep megabytes of it
+// resident in the idle daemon: the host agent, the cloud-init checks of a
+// template, and Lima's create, prepare, delete and force-stop run in
+// paddock-lima (Driver.Helper, found by FindHelper beside the paddock
+// binary or in ../lib/paddock or ../libexec/paddock), which reports a
+// failure typed (HelperFailure), a rejected template as a
+// *ValidationError.
 //
 // EnsureUserKey creates Lima's SSH user key crash-safely; RouteLogrus sends
 // Lima's logrus output to log/slog. BuildGuestAgent (and the

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sync"
 
-	limainstance "github.com/lima-vm/lima/pkg/instance"
 	limastore "github.com/lima-vm/lima/pkg/store"
 
 	"paddock.dev/paddock/core/vm"
@@ -31,10 +30,15 @@ type Driver struct {
 	// LimaHome is Lima's home directory; keep it short, since Lima puts
 	// sockets in it and socket paths are limited to about 100 bytes.
 	LimaHome string
-	// Executable is the paddock binary, started as `paddock hostagent`.
-	// The guest agent is looked for beside it, in ../share/lima (Lima's
-	// places) and in ../lib/paddock or ../libexec/paddock (the packages').
+	// Executable is the paddock binary, which a host agent runs as its
+	// QEMU wrapper and ssh shim (on Linux). The guest agent is looked for
+	// beside it, in ../share/lima (Lima's places) and in ../lib/paddock or
+	// ../libexec/paddock (the packages').
 	Executable string
+	// Helper is paddock-lima, which runs the host agents and the parts of
+	// Lima the daemon does not link (see HelperName); empty means the one
+	// FindHelper finds for Executable.
+	Helper string
 	// Logger receives the driver's log and Lima's; nil means slog.Default().
 	Logger *slog.Logger
 	// Accel is how QEMU accelerates guests: "auto", "kvm" or "tcg"; empty
@@ -107,7 +111,7 @@ func (d *Driver) List() ([]string, error) {
 // pending-create marker (see Uncommitted) that stays until Commit or
 // Delete, so that a crash between here and the caller recording the
 // instance is found on the next start. If Lima fails half way, the
-// instance directory is removed again.
+// instance directory is removed again. Lima's part runs in paddock-lima.
 func (d *Driver) Create(ctx context.Context, name string, templateYAML []byte) error {
 	if err := d.init(); err != nil {
 		return err
@@ -133,7 +137,7 @@ func (d *Driver) Create(ctx context.Context, name string, templateYAML []byte) e
 	if err := d.markPending(name); err != nil {
 		return err
 	}
-	if _, err := limainstance.Create(ctx, name, templateYAML, false); err != nil {
+	if err := d.runHelper(ctx, templateYAML, "create", name); err != nil {
 		if rmErr := os.RemoveAll(dir); rmErr != nil {
 			return errors.Join(fmt.Errorf("create instance %s: %w", name, err), fmt.Errorf("remove what was created: %w", rmErr))
 		}
@@ -144,8 +148,8 @@ func (d *Driver) Create(ctx context.Context, name string, templateYAML []byte) e
 
 // Delete stops the instance if it runs (forcibly: it is going away) and
 // removes its directory and its pending-create marker, and on Windows its
-// WSL distribution (forgetDistro). Deleting an instance that does not
-// exist succeeds.
+// WSL distribution (forgetDistro); Lima's part runs in paddock-lima.
+// Deleting an instance that does not exist succeeds.
 func (d *Driver) Delete(ctx context.Context, name string) error {
 	if err := d.init(); err != nil {
 		return err
@@ -159,11 +163,7 @@ func (d *Driver) Delete(ctx context.Context, name string) error {
 		if err := d.Stop(ctx, name, 0); err != nil {
 			return err
 		}
-		inst, err := limastore.Inspect(name)
-		if err != nil {
-			return err
-		}
-		if err := limainstance.Delete(ctx, inst, true); err != nil {
+		if err := d.runHelper(ctx, nil, "delete", name); err != nil {
 			return fmt.Errorf("delete instance %s: %w", name, err)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/lima-vm/lima/pkg/limayaml"
 	"github.com/lima-vm/lima/pkg/version"
 
+	"paddock.dev/paddock/cmd/paddock/paddocktest"
 	"paddock.dev/paddock/core/logging"
 	"paddock.dev/paddock/platform/lima"
 )
@@ -66,9 +67,14 @@ func newDriver(tb testing.TB) *lima.Driver {
 	return &lima.Driver{
 		LimaHome:   filepath.Join(sharedTemp(tb), "lima"),
 		Executable: "/nonexistent/paddock",
+		Helper:     helper,
 		Logger:     logging.New(os.Stderr, slog.LevelWarn),
 	}
 }
+
+// helper is paddock-lima, which TestMain builds: the driver runs the
+// template's cloud-init checks and Lima's create and delete in it.
+var helper string
 
 func TestMain(m *testing.M) {
 	// Test binaries carry no module build information, from which the
@@ -79,7 +85,19 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	version.Version = v
+	helperDir, err := os.MkdirTemp("", "pdt-helper-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if err := paddocktest.Build(helperDir, paddocktest.Helper); err != nil {
+		fmt.Fprintln(os.Stderr, "build paddock-lima:", err)
+		os.RemoveAll(helperDir)
+		os.Exit(1)
+	}
+	helper = filepath.Join(helperDir, lima.HelperName)
 	code := m.Run()
+	os.RemoveAll(helperDir)
 	if e2eEnv != nil {
 		if err := e2eEnv.deleteAll(); err != nil {
 			fmt.Fprintln(os.Stderr, "e2e teardown:", err)
@@ -149,6 +167,7 @@ func newE2E(tmp string) (*e2e, error) {
 	env.driver = &lima.Driver{
 		LimaHome:   filepath.Join(tmp, "lima"),
 		Executable: bin,
+		Helper:     helper,
 		Logger:     logging.New(os.Stderr, level),
 	}
 	return env, nil

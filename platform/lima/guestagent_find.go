@@ -50,12 +50,8 @@ func (d *Driver) findGuestAgent(inst *limastore.Instance) (string, error) {
 // guestAgentDirs are the packaged places of the guest agent for the
 // paddock binary exe, and for the file a symlink exe points to.
 func guestAgentDirs(exe string) []string {
-	exes := []string{exe}
-	if real, err := filepath.EvalSymlinks(exe); err == nil && real != exe {
-		exes = append(exes, real)
-	}
 	var dirs []string
-	for _, e := range exes {
+	for _, e := range exeAndTarget(exe) {
 		for _, rel := range packagedGuestAgentDirs {
 			dirs = append(dirs, filepath.Join(filepath.Dir(e), rel))
 		}
@@ -63,14 +59,11 @@ func guestAgentDirs(exe string) []string {
 	return dirs
 }
 
-// withoutGuestAgent returns a copy of inst whose configuration asks for
-// no guest agent, for Lima's Prepare, which otherwise looks for one only
-// in Lima's own places; nothing else Prepare does depends on it.
-func withoutGuestAgent(inst *limastore.Instance) *limastore.Instance {
-	cp := *inst
-	cfg := *inst.Config
-	plain := true
-	cfg.Plain = &plain
-	cp.Config = &cfg
-	return &cp
+// exeAndTarget is exe and, when exe is a symlink, the file it points to.
+func exeAndTarget(exe string) []string {
+	exes := []string{exe}
+	if real, err := filepath.EvalSymlinks(exe); err == nil && real != exe {
+		exes = append(exes, real)
+	}
+	return exes
 }

@@ -50,10 +50,3 @@ func TestFindPackagedGuestAgent(t *testing.T) {
 		t.Errorf("no guest agent anywhere: %v; want an error that names where it was looked for", err)
 	}
 }
-
-func TestWithoutGuestAgentLeavesTheInstance(t *testing.T) {
-	inst := guestInstance(false)
-	if cp := withoutGuestAgent(inst); !*cp.Config.Plain || *inst.Config.Plain {
-		t.Errorf("copy plain %v, original plain %v; want true and false", *cp.Config.Plain, *inst.Config.Plain)
-	}
-}

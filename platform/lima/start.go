@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/lima-vm/lima/pkg/executil"
-	limainstance "github.com/lima-vm/lima/pkg/instance"
 	"github.com/lima-vm/lima/pkg/limayaml"
 	limastore "github.com/lima-vm/lima/pkg/store"
 	"github.com/lima-vm/lima/pkg/store/filenames"
@@ -24,8 +23,8 @@ import (
 // its pid file.
 const pidFileTimeout = 10 * time.Second
 
-// Start starts the instance's host agent, `paddock hostagent NAME`, which
-// boots the VM, and returns once the host agent runs and has written its
+// Start starts the instance's host agent, `paddock-lima hostagent NAME`,
+// which boots the VM, and returns once the host agent runs and has written its
 // pid file; WaitRunning or Watch follow the boot. The host agent runs in a
 // process group of its own, so it outlives the daemon (and a Ctrl-C in the
 // daemon's terminal). Start is idempotent: an instance whose host agent is
@@ -33,7 +32,11 @@ const pidFileTimeout = 10 * time.Second
 // still running, stale pid and socket files) are cleared first.
 func (d *Driver) Start(ctx context.Context, name string) error {
 	if d.Executable == "" {
-		return errors.New("the driver does not know the paddock executable to run host agents with")
+		return errors.New("the driver does not know the paddock executable, the host agents' QEMU wrapper and ssh shim")
+	}
+	helper, err := d.helper()
+	if err != nil {
+		return err
 	}
 	state, err := d.existing(name)
 	if err != nil {
@@ -70,14 +73,13 @@ func (d *Driver) Start(ctx context.Context, name string) error {
 	if err := atomicfile.WriteFile(filepath.Join(inst.Dir, accelFile), []byte(accel+"\n"), 0o644); err != nil {
 		return err
 	}
-	// Lima's Prepare looks for the guest agent only where Lima installs
-	// it; findGuestAgent has found it already, so Prepare does the rest
-	// on a copy of the instance that needs none.
-	if _, err := limainstance.Prepare(ctx, withoutGuestAgent(inst)); err != nil {
+	// Lima's Prepare (the disks, the image's download) runs in
+	// paddock-lima.
+	if err := d.runHelper(ctx, nil, "prepare", name); err != nil {
 		return fmt.Errorf("instance %s: prepare: %w", name, err)
 	}
 	d.Logger.Info("starting host agent", "instance", name, "accel", accel)
-	return d.launch(name, inst.Dir, guestAgent, env)
+	return d.launch(helper, name, inst.Dir, guestAgent, env)
 }
 
 // HostAgentEnv returns what Start adds to this process's environment for
@@ -115,9 +117,9 @@ func (d *Driver) hostAgentEnv(accel string, arch limayaml.Arch) ([]string, error
 	return slices.Concat([]string{EnvLimaHome + "=" + d.LimaHome}, qemuEnv, sshEnv), nil
 }
 
-// launch runs the host agent with env and its output in the instance's log
-// files, and waits for its pid file.
-func (d *Driver) launch(name, dir, guestAgent string, env []string) error {
+// launch runs the host agent, helper's hostagent command, with env and its
+// output in the instance's log files, and waits for its pid file.
+func (d *Driver) launch(helper, name, dir, guestAgent string, env []string) error {
 	pidFile := filepath.Join(dir, filenames.HostAgentPID)
 	stdout, err := os.Create(filepath.Join(dir, filenames.HostAgentStdoutLog))
 	if err != nil {
@@ -135,7 +137,7 @@ func (d *Driver) launch(name, dir, guestAgent string, env []string) error {
 		args = append(args, "--guestagent", guestAgent)
 	}
 	args = append(args, name)
-	cmd := exec.Command(d.Executable, args...)
+	cmd := exec.Command(helper, args...)
 	cmd.Env = env
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr
@@ -190,7 +192,8 @@ func (d *Driver) clearLeftovers(state Instance) error {
 	// Only pids that are still this instance's processes may be killed.
 	// They are killed here rather than by Lima's StopForcibly, whose
 	// "SIGKILL" is a CTRL_BREAK_EVENT on Windows, which a hung process
-	// ignores; StopForcibly then removes the files.
+	// ignores; StopForcibly, in paddock-lima, then removes the files
+	// without killing anything.
 	for _, p := range []struct {
 		alive bool
 		pid   int
@@ -204,9 +207,10 @@ func (d *Driver) clearLeftovers(state Instance) error {
 			d.Logger.Warn("cannot kill the instance's "+p.what, "instance", state.Name, "pid", p.pid, "error", err)
 		}
 	}
-	inst.HostAgentPID, inst.DriverPID = 0, 0
 	d.Logger.Info("clearing what the instance's processes left", "instance", state.Name)
-	limainstance.StopForcibly(inst)
+	if err := d.runHelper(context.Background(), nil, "stop-forcibly", state.Name); err != nil {
+		return fmt.Errorf("instance %s: clear what its processes left: %w", state.Name, err)
+	}
 	return d.waitGone(state.Name, pidGoneTimeout)
 }
 

@@ -1,6 +1,7 @@
 package lima
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml"
-	"github.com/lima-vm/lima/pkg/cidata"
 	"github.com/lima-vm/lima/pkg/limayaml"
 	"github.com/lima-vm/lima/pkg/osutil"
 	limastore "github.com/lima-vm/lima/pkg/store"
@@ -140,7 +140,7 @@ func (d *Driver) load(name string, templateYAML []byte) (*limayaml.LimaYAML, err
 	if err := limayaml.Validate(loaded, false); err != nil {
 		return nil, validationError(err)
 	}
-	if err := d.checkCloudConfig(name, loaded); err != nil {
+	if err := d.checkCloudConfig(name, templateYAML); err != nil {
 		return nil, err
 	}
 	return loaded, nil
@@ -148,18 +148,31 @@ func (d *Driver) load(name string, templateYAML []byte) (*limayaml.LimaYAML, err
 
 // checkCloudConfig makes the checks Lima's create makes when it writes the
 // instance's cloud-init configuration (the user is not root, has a uid,
-// a home and a shell), by writing it to a temporary
-// directory. That needs Lima's user key, as create does.
-func (d *Driver) checkCloudConfig(name string, loaded *limayaml.LimaYAML) error {
+// a home and a shell): paddock-lima writes it to a temporary directory
+// (CheckCloudConfig). That needs Lima's user key, as create does.
+func (d *Driver) checkCloudConfig(name string, templateYAML []byte) error {
 	if err := EnsureUserKey(d.LimaHome); err != nil {
 		return err
+	}
+	return d.runHelper(context.Background(), templateYAML, "check-cloud-config", name)
+}
+
+// CheckCloudConfig is paddock-lima's part of checkCloudConfig: it loads
+// templateYAML for the instance name under limaHome and writes its
+// cloud-init configuration with generate (Lima's
+// cidata.GenerateCloudConfig, which the daemon does not link) to a
+// temporary directory. A problem is a *ValidationError.
+func CheckCloudConfig(limaHome, name string, templateYAML []byte, generate func(dir, name string, y *limayaml.LimaYAML) error) error {
+	loaded, err := limayaml.Load(templateYAML, filepath.Join(limaHome, name, filenames.LimaYAML))
+	if err != nil {
+		return validationError(err)
 	}
 	dir, err := os.MkdirTemp("", "paddock-validate-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	if err := cidata.GenerateCloudConfig(dir, name, loaded); err != nil {
+	if err := generate(dir, name, loaded); err != nil {
 		return validationError(err)
 	}
 	return nil

@@ -97,7 +97,6 @@ starts the daemon when it is not running.`,
 		newDoctorCmd(c),
 		newServiceCmd(c),
 		newTrayCmd(c),
-		newHostAgentCmd(c),
 	)
 	root.AddCommand(appCommands(c)...)
 	return root

@@ -156,9 +156,14 @@ func runDaemon(ctx context.Context, cfg daemonConfig) error {
 		return err
 	}
 	// The VM driver: Lima, with its home in the instance's short
-	// directory, running host agents from this binary; the accelerator
-	// comes from PADDOCK_QEMU_ACCEL (auto when unset).
-	driver := &lima.Driver{LimaHome: p.LimaHome, Executable: exe, Logger: log}
+	// directory, running host agents and Lima's heavier operations in
+	// paddock-lima, found beside this binary or where the packages put
+	// it; the accelerator comes from PADDOCK_QEMU_ACCEL (auto when unset).
+	helper, err := lima.FindHelper(exe)
+	if err != nil {
+		log.Error("VMs cannot be created, started or deleted", "err", err)
+	}
+	driver := &lima.Driver{LimaHome: p.LimaHome, Executable: exe, Helper: helper, Logger: log}
 	st, err := gormstore.Open(ctx, gormstore.Config{Dialector: dialector, Admit: vm.Admit(driver), Logger: log})
 	if err != nil {
 		return err

@@ -125,16 +125,18 @@ func TestVMKeepsItsCopyWhenTheSourceIsDeleted(t *testing.T) {
 	e.mustRun("vm", "delete", "dev", "--timeout=1m")
 }
 
-// A paddock without Lima's guest agent beside it (a build from source)
-// cannot start a VM, and says how to get the agent.
+// A paddock (and its paddock-lima) without Lima's guest agent beside it
+// (a build from source) cannot start a VM, and says how to get the agent.
 func TestVMStartWithoutGuestAgentSaysHow(t *testing.T) {
 	e := newEnv(t, "default")
 	e.bin = filepath.Join(e.home, "bin", "paddock")
 	if err := os.MkdirAll(filepath.Dir(e.bin), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Link(paddockBin, e.bin); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"paddock", lima.HelperName} {
+		if err := os.Link(filepath.Join(filepath.Dir(paddockBin), name), filepath.Join(filepath.Dir(e.bin), name)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	e.serve()
 	applyTemplateCM(e, "debian")

@@ -1,6 +1,8 @@
 // Package paddocktest serves the tests that exec the real paddock binary:
-// it builds the binary (for the CLI's tests, and the client library's
-// autostart tests, which start the real daemon), and reads the memory and
+// it builds the binary and paddock-lima, the Lima helper the daemon runs
+// (for the CLI's tests, and the client library's autostart tests, which
+// start the real daemon; the driver's tests build the helper alone), and
+// reads the memory and
 // wakeups of the processes those tests start (the daemon's, the tray's and
 // QEMU's benchmarks).
 package paddocktest
@@ -14,9 +16,10 @@ import (
 	"testing"
 )
 
-// Main builds the paddock binary into a temporary directory, stores its
-// path in *bin, runs the tests and exits with their code. The directory
-// and whatever cleanup names are removed first.
+// Main builds the paddock binary and paddock-lima beside it (see Build)
+// into a temporary directory, stores the paddock binary's path in *bin,
+// runs the tests and exits with their code. The directory and whatever
+// cleanup names are removed first.
 func Main(m *testing.M, bin *string, cleanup func()) {
 	dir, err := os.MkdirTemp("", "paddock-bin")
 	if err != nil {
@@ -24,9 +27,7 @@ func Main(m *testing.M, bin *string, cleanup func()) {
 		os.Exit(1)
 	}
 	*bin = filepath.Join(dir, "paddock")
-	build := exec.Command("go", "build", "-o", *bin, "paddock.dev/paddock/cmd/paddock")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
+	if err := Build(dir, Paddock, Helper); err != nil {
 		fmt.Fprintln(os.Stderr, "build paddock:", err)
 		os.RemoveAll(dir)
 		os.Exit(1)
@@ -37,6 +38,20 @@ func Main(m *testing.M, bin *string, cleanup func()) {
 	}
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// The main packages of the paddock binary and of paddock-lima.
+const (
+	Paddock = "paddock.dev/paddock/cmd/paddock"
+	Helper  = "paddock.dev/paddock/cmd/paddock/paddock-lima"
+)
+
+// Build builds the main packages pkgs into dir, each under its own name;
+// the daemon finds paddock-lima beside the paddock binary.
+func Build(dir string, pkgs ...string) error {
+	build := exec.Command("go", append([]string{"build", "-o", dir + string(filepath.Separator)}, pkgs...)...)
+	build.Stderr = os.Stderr
+	return build.Run()
 }
 
 // Installed copies the binary at bin into a temporary directory as a

@@ -1,4 +1,4 @@
-package hostagent
+package limaexec
 
 import (
 	"context"
@@ -20,16 +20,17 @@ import (
 	limahostagent "github.com/lima-vm/lima/pkg/hostagent"
 	"github.com/lima-vm/lima/pkg/hostagent/api/server"
 	limastore "github.com/lima-vm/lima/pkg/store"
+	"github.com/spf13/cobra"
 
 	"paddock.dev/paddock/core/atomicfile"
 	"paddock.dev/paddock/core/logging"
 	"paddock.dev/paddock/platform/lima"
 )
 
-// Options are the arguments of `paddock hostagent`, the flags Lima's
-// instance.Start passes its host agent program, so that the paddock binary
+// hostAgentOptions are the arguments of `paddock-lima hostagent`, the flags
+// Lima's instance.Start passes its host agent program, so that paddock-lima
 // can stand in for limactl.
-type Options struct {
+type hostAgentOptions struct {
 	Name       string // the instance
 	PIDFile    string // --pidfile: written at start, removed at exit
 	Socket     string // --socket: the host agent's API socket (required)
@@ -46,9 +47,41 @@ type Options struct {
 	Level slog.Level
 }
 
-// Run runs Lima's host agent for an instance under $LIMA_HOME in this
-// process until it is interrupted (SIGINT or SIGTERM; on Windows a console
-// control event) or the VM stops. It is `paddock hostagent`.
+// newHostAgentCmd is `paddock-lima hostagent NAME`, Lima's host agent for
+// one VM, which the driver starts in a process group of its own.
+func newHostAgentCmd(level func() (slog.Level, error), stdout, stderr io.Writer) *cobra.Command {
+	var o hostAgentOptions
+	cmd := &cobra.Command{
+		Use:   "hostagent NAME",
+		Short: "Run Lima's host agent for one VM (started by the daemon)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			l, err := level()
+			if err != nil {
+				return err
+			}
+			o.Name, o.Level, o.Stdout, o.Stderr = args[0], l, stdout, stderr
+			// A failure ends the host agent's log, which the driver reads;
+			// its standard output holds Lima's events only.
+			if err := runHostAgent(cmd.Context(), o); err != nil {
+				newLogger(stderr, o.Level).Error(err.Error())
+				return errLogged
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.PIDFile, "pidfile", "p", "", "write the process id to this file")
+	f.StringVar(&o.Socket, "socket", "", "path of the host agent's API socket")
+	f.StringVar(&o.GuestAgent, "guestagent", "", "local path of lima-guestagent.OS-ARCH[.gz]")
+	f.StringVar(&o.NerdctlArchive, "nerdctl-archive", "", "local path of nerdctl-full-VERSION-GOOS-GOARCH.tar.gz")
+	f.BoolVar(&o.RunGUI, "run-gui", false, "run a GUI (not supported)")
+	return cmd
+}
+
+// runHostAgent runs Lima's host agent for an instance under $LIMA_HOME in
+// this process until it is interrupted (SIGINT or SIGTERM; on Windows a
+// console control event) or the VM stops.
 //
 // The driver that starts it (platform/lima's Start) prepares its
 // environment: LIMA_HOME, and on Linux the ssh shim first on PATH and, for
@@ -57,7 +90,7 @@ type Options struct {
 // its own, gets them in its own environment and nothing here changes them.
 // Beyond Lima's own host agent, Run works around Lima v1.2.2 losing the
 // guest agent's socket forward on slow boots.
-func Run(ctx context.Context, o Options) error {
+func runHostAgent(ctx context.Context, o hostAgentOptions) error {
 	logger := newLogger(o.Stderr, min(o.Level, slog.LevelDebug))
 	if o.Socket == "" {
 		return errors.New("--socket is required")

@@ -1,4 +1,4 @@
-package hostagent
+package limaexec
 
 import (
 	"bytes"
