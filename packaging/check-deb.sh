@@ -2,9 +2,10 @@
 # Check the .deb that build.sh made, as root:
 #  1. lintian finds nothing (overrides carry their reasons in the package);
 #  2. dpkg installs it here, the binary runs from its installed path, the
-#     units, Lima helper, guest agent, manual pages, completions, documents and the
-#     tray's menu entry and icons landed,
-#     and the units are valid for systemd; then dpkg purges it;
+#     units, Lima helper, guest agent, manual pages, completions, documents
+#     and the tray's menu entry, icons and settings window (paddock-settings,
+#     which runs) landed, and the units are valid for systemd; then dpkg
+#     purges it;
 #  3. under a real systemd (booted in namespaces on a private overlay of
 #     this machine's root, so nothing reaches the host), the maintainer
 #     scripts: an upgrade restarts the running daemons, a removal stops and
@@ -50,6 +51,18 @@ for f in /usr/lib/systemd/user/paddock.service /usr/lib/systemd/system/paddock@.
 	/usr/share/icons/hicolor/256x256/apps/paddock.png /usr/share/icons/hicolor/48x48/apps/paddock.png; do
 	check test -s "$f"
 done
+# The settings window: a program that runs, of the package's version; the
+# static paddock has none of its own.
+check test -x /usr/lib/paddock/paddock-settings
+settings_version=$(/usr/lib/paddock/paddock-settings version) && [ "$settings_version" = "$version" ] &&
+	ok "paddock-settings: $settings_version" || bad "/usr/lib/paddock/paddock-settings version: $settings_version, not $version"
+if out=$(/usr/bin/paddock tray --settings 2>&1 </dev/null); then
+	bad "/usr/bin/paddock tray --settings ran: $out"
+elif grep -q 'built without the settings window' <<<"$out"; then
+	ok "/usr/bin/paddock has no settings window of its own"
+else
+	bad "/usr/bin/paddock tray --settings: $out"
+fi
 # The packaged units are valid for systemd (an instance of the template
 # for an account that exists: root).
 out=$(systemd-analyze verify /usr/lib/systemd/user/paddock.service 2>&1) && [ -z "$out" ] &&
