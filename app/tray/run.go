@@ -3,6 +3,7 @@ package tray
 import (
 	"context"
 	"errors"
+	"time"
 
 	"fyne.io/systray"
 )
@@ -19,6 +20,7 @@ func Run(opts Options) error {
 	systray.Run(func() {
 		// Some StatusNotifierItem hosts fail on an item without a title.
 		systray.SetTitle("Paddock")
+		awaitItemExported(10 * time.Second)
 		// The follower's first report replaces this menu at once.
 		t.refresh()
 		go func() { followed <- t.follow() }()
