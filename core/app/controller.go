@@ -27,6 +27,9 @@ const (
 	// once containerd runs, so its calls fail at once until then.)
 	engineRetryStarting = 200 * time.Millisecond
 	engineStarting      = 30 * time.Second
+	// engineRetryBooting is how soon the engine is asked again while its
+	// VM boots (see checkEngine), when it did not answer yet.
+	engineRetryBooting = time.Second
 	// engineRetry is how soon it is asked again after that: an engine
 	// that died inside a running VM costs the guest an SSH channel per
 	// call.
@@ -93,6 +96,8 @@ type Controller struct {
 	opts  Options
 	log   *slog.Logger
 	ctrl  *controller.Controller
+	// answered is the engine's last answer.
+	answered lastAnswer
 }
 
 // New returns the App controller.
@@ -170,6 +175,8 @@ func (c *Controller) reconcile(ctx context.Context, key resource.Key) (controlle
 		return controller.Result{RequeueAfter: goneRetry}, nil
 	case engine.probed && !engine.ready:
 		return controller.Result{RequeueAfter: engineRetryAfter(vm, time.Now())}, nil
+	case !engine.ready && app.Spec.Running && vmBooting(vm):
+		return controller.Result{RequeueAfter: engineRetryBooting}, nil
 	case engine.ready:
 		return controller.Result{RequeueAfter: engineRecheck}, nil
 	}

@@ -261,6 +261,31 @@ func TestStartMakesAnOwnedVMAndSettlesOnceTheEngineAnswers(t *testing.T) {
 	}
 }
 
+// The engine is asked while the VM boots: an answer then is shown at once,
+// and the App settles as the VM turns Running; before it answers, the
+// engine is only waited for.
+func TestAnEngineThatAnswersWhileTheVMBootsSettlesTheAppAsItRuns(t *testing.T) {
+	e := start(t, true)
+	e.driver.HoldBoots(true)
+	a := e.createApp(resource.AppSpec{Running: true, CPUs: 1, Memory: "1GiB"})
+	gen := a.Metadata.Generation
+
+	a = e.waitSettled(gen, metav1.ConditionFalse, resource.ReasonStarting)
+	if c := cond(a.Status.Conditions, resource.AppContainerEngineReady); c.Status != metav1.ConditionFalse || c.Reason != app.ReasonWaiting {
+		t.Fatalf("ContainerEngineReady while the VM boots and the engine does not answer = %+v", c)
+	}
+	e.engine.set(true)
+	a = e.waitApp("the engine's answer while the VM boots", func(a *resource.App) bool {
+		c := cond(a.Status.Conditions, resource.AppContainerEngineReady)
+		return c.Status == metav1.ConditionTrue && c.Reason == app.ReasonConnected
+	})
+	if s := cond(a.Status.Conditions, resource.AppSettled); s.Status != metav1.ConditionFalse || s.Reason != resource.ReasonStarting {
+		t.Fatalf("Settled before the VM runs = %+v", s)
+	}
+	e.driver.FinishBoot(app.VMName, nil)
+	e.waitSettled(gen, metav1.ConditionTrue, app.ReasonRunning)
+}
+
 func TestSetSizesPatchesOnlyTheAppsFieldsAndRestarts(t *testing.T) {
 	e := start(t, true)
 	e.engine.set(true)

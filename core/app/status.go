@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -30,8 +31,17 @@ const (
 	ReasonDownloading = "Downloading"
 )
 
-// pingTimeout bounds one call to the engine.
-const pingTimeout = 3 * time.Second
+// pingTimeout bounds one call to the engine; bootPingTimeout one while
+// its VM boots.
+const (
+	pingTimeout     = 3 * time.Second
+	bootPingTimeout = 500 * time.Millisecond
+)
+
+// answerTrusted is how long an answer of the engine stands for it without
+// asking again: long enough for the answer that came while the VM booted
+// to settle the App as the VM turns Running.
+const answerTrusted = 2 * time.Second
 
 // vmFailures are the VM's reasons that say its create, start or stop
 // failed; Settled forwards them.
@@ -63,19 +73,75 @@ func vmUp(vm *resource.VM) bool {
 	return c != nil && c.Status == metav1.ConditionTrue
 }
 
+// vmBooting reports whether the VM boots its current spec: its Running
+// condition says Starting.
+func vmBooting(vm *resource.VM) bool {
+	if vm == nil || vm.Metadata.Terminating() {
+		return false
+	}
+	c := current(vm, resource.VMRunning)
+	return c != nil && c.Status == metav1.ConditionFalse && c.Reason == resource.ReasonStarting
+}
+
 // checkEngine asks the engine, through its forwarded socket, whether it
-// answers, when the App's VM runs.
+// answers, when the App's VM runs. It asks while the VM boots too, briefly:
+// the engine often answers before Lima's last check of the boot passes,
+// and the App then settles as the VM turns Running instead of a round trip
+// through the guest later. An engine that does not answer a booting VM yet
+// is only waited for.
 func (c *Controller) checkEngine(ctx context.Context, app *resource.App, vm *resource.VM) engineState {
-	if vm == nil || !app.Spec.Running || !vmUp(vm) {
+	booting := vmBooting(vm)
+	if vm == nil || !app.Spec.Running || !vmUp(vm) && !booting {
+		c.answered.forget()
 		return engineState{}
 	}
-	ctx, cancel := context.WithTimeout(ctx, pingTimeout)
+	if what, ok := c.answered.recent(app.Metadata.UID, time.Now()); ok && !booting {
+		return engineState{probed: true, ready: true, message: what}
+	}
+	timeout := pingTimeout
+	if booting {
+		timeout = bootPingTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	what, err := c.opts.Engine.Ping(ctx, app.Spec.ContainerEngine.Name)
-	if err != nil {
-		return engineState{probed: true, message: err.Error()}
+	switch {
+	case err == nil:
+		c.answered.remember(app.Metadata.UID, what, time.Now())
+		return engineState{probed: true, ready: true, message: what}
+	case booting:
+		c.answered.forget()
+		return engineState{}
 	}
-	return engineState{probed: true, ready: true, message: what}
+	c.answered.forget()
+	return engineState{probed: true, message: err.Error()}
+}
+
+// lastAnswer is the engine's last answer to an App, by the App's UID.
+type lastAnswer struct {
+	mu   sync.Mutex
+	uid  string
+	what string
+	at   time.Time
+}
+
+func (l *lastAnswer) remember(uid, what string, at time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.uid, l.what, l.at = uid, what, at
+}
+
+func (l *lastAnswer) forget() { l.remember("", "", time.Time{}) }
+
+// recent returns the answer to the App uid when it came within
+// answerTrusted before now.
+func (l *lastAnswer) recent(uid string, now time.Time) (string, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.uid == "" || l.uid != uid || now.Sub(l.at) >= answerTrusted {
+		return "", false
+	}
+	return l.what, true
 }
 
 // engineRetryAfter is how soon, at now, an engine of vm that did not answer
