@@ -81,7 +81,8 @@ func instanceCmds(level func() (slog.Level, error), stdin io.Reader, stdout, std
 }
 
 // prepare runs Lima's Prepare (the disks, the image's download) for the
-// instance. Lima's Prepare looks for the guest agent only where Lima
+// instance, with the image's files linked first where Lima would copy
+// them (linkLocalImage). Lima's Prepare looks for the guest agent only where Lima
 // installs it; the driver has found it already and passes it to the host
 // agent, so Prepare does the rest on a copy of the instance that needs
 // none (withoutGuestAgent).
@@ -92,6 +93,9 @@ func prepare(ctx context.Context, name string) error {
 	}
 	if inst.Config == nil {
 		return fmt.Errorf("instance %s is broken: %w", name, errors.Join(inst.Errors...))
+	}
+	if err := linkLocalImage(inst); err != nil {
+		return err
 	}
 	_, err = limainstance.Prepare(ctx, withoutGuestAgent(inst))
 	return err
