@@ -136,8 +136,7 @@ chroot "$root" systemctl enable lima-init.service lima-guestagent-early.service 
 chroot "$root" systemctl disable docker.service docker.socket containerd.service >&2
 # Kernel modules for hardware that a QEMU guest driven over SSH never has
 # (displays, cameras and TV cards, sound, wireless, InfiniBand, industrial
-# sensors, Bluetooth, staging drivers): a fifth of the image, which Lima
-# copies for every new VM.
+# sensors, Bluetooth, staging drivers): a fifth of the image.
 for d in drivers/gpu drivers/media sound drivers/net/wireless drivers/infiniband \
 	drivers/iio drivers/bluetooth net/bluetooth drivers/staging; do
 	rm -rf "$root/lib/modules/"*/kernel/$d
