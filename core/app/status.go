@@ -67,22 +67,25 @@ func current(vm *resource.VM, t string) *metav1.Condition {
 	return c
 }
 
+// runningCondition returns the Running condition of a VM that is not
+// being deleted when it speaks of the VM's current spec, else nil.
+func runningCondition(vm *resource.VM) *metav1.Condition {
+	if vm == nil || vm.Metadata.Terminating() {
+		return nil
+	}
+	return current(vm, resource.VMRunning)
+}
+
 // vmUp reports whether the VM runs its current spec.
 func vmUp(vm *resource.VM) bool {
-	if vm == nil || vm.Metadata.Terminating() {
-		return false
-	}
-	c := current(vm, resource.VMRunning)
+	c := runningCondition(vm)
 	return c != nil && c.Status == metav1.ConditionTrue
 }
 
 // vmBooting reports whether the VM boots its current spec: its Running
 // condition says Starting.
 func vmBooting(vm *resource.VM) bool {
-	if vm == nil || vm.Metadata.Terminating() {
-		return false
-	}
-	c := current(vm, resource.VMRunning)
+	c := runningCondition(vm)
 	return c != nil && c.Status == metav1.ConditionFalse && c.Reason == resource.ReasonStarting
 }
 
@@ -108,15 +111,14 @@ func (c *Controller) checkEngine(ctx context.Context, app *resource.App, vm *res
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	what, err := c.opts.Engine.Ping(ctx, app.Spec.ContainerEngine.Name)
-	switch {
-	case err == nil:
+	if err == nil {
 		c.answered.remember(app.Metadata.UID, what, time.Now())
 		return engineState{probed: true, ready: true, message: what}
-	case booting:
-		c.answered.forget()
-		return engineState{}
 	}
 	c.answered.forget()
+	if booting {
+		return engineState{}
+	}
 	return engineState{probed: true, message: err.Error()}
 }
 

@@ -44,21 +44,24 @@ func linkLocalImage(inst *limastore.Instance) error {
 	if img == nil {
 		return nil
 	}
-	type link struct{ from, to string }
-	links := []link{}
-	add := func(f limayaml.File, to string) bool {
-		from, ok := plainLocalFile(f)
-		links = append(links, link{from, to})
-		return ok
+	type link struct {
+		file     limayaml.File
+		from, to string
 	}
-	if img.Kernel != nil && !add(img.Kernel.File, filepath.Join(inst.Dir, filenames.Kernel)) {
-		return nil
+	var links []link
+	if img.Kernel != nil {
+		links = append(links, link{file: img.Kernel.File, to: filepath.Join(inst.Dir, filenames.Kernel)})
 	}
-	if img.Initrd != nil && !add(*img.Initrd, filepath.Join(inst.Dir, filenames.Initrd)) {
-		return nil
+	if img.Initrd != nil {
+		links = append(links, link{file: *img.Initrd, to: filepath.Join(inst.Dir, filenames.Initrd)})
 	}
-	if !add(img.File, baseDisk) {
-		return nil
+	links = append(links, link{file: img.File, to: baseDisk})
+	for i := range links {
+		from, ok := plainLocalFile(links[i].file)
+		if !ok {
+			return nil
+		}
+		links[i].from = from
 	}
 	var made []string
 	undo := func() {
