@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
@@ -106,31 +107,32 @@ func (s *DB) Create(ctx context.Context, obj resource.Object) (resource.Object, 
 	if err := s.admitWrite(ctx, obj, nil); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	key := resource.KeyOf(obj)
-	if _, ok := s.index.get(key); ok {
-		return nil, resource.Errorf(resource.ReasonAlreadyExists, "%s already exists", resource.Describe(key))
-	}
-	if k == resource.KindVM {
-		if same := s.index.byName(k.Name, key.Name); len(same) > 0 {
-			return nil, resource.Errorf(resource.ReasonAlreadyExists,
-				"a vm named %q already exists in namespace %q: VM names are unique across namespaces", key.Name, same[0])
+	return s.write(ctx, func() (staged, error) {
+		key := resource.KeyOf(obj)
+		if _, exists := s.newestRevision(key); exists {
+			return staged{}, resource.Errorf(resource.ReasonAlreadyExists, "%s already exists", resource.Describe(key))
 		}
-	}
-	m := obj.GetMeta()
-	created := now()
-	m.UID = uuid.NewString()
-	m.Generation = 1
-	m.CreationTimestamp = &created
-	m.DeletionTimestamp = nil
-	if k.HasStatus {
-		// Status is the controllers' to write, through /status.
-		if obj, err = withField(k, obj, "status", nil); err != nil {
-			return nil, err
+		if k == resource.KindVM {
+			if same := s.namespacesNamed(k.Name, key.Name); len(same) > 0 {
+				return staged{}, resource.Errorf(resource.ReasonAlreadyExists,
+					"a vm named %q already exists in namespace %q: VM names are unique across namespaces", key.Name, same[0])
+			}
 		}
-	}
-	return s.commit(ctx, store.Added, obj)
+		m := obj.GetMeta()
+		created := now()
+		m.UID = uuid.NewString()
+		m.Generation = 1
+		m.CreationTimestamp = &created
+		m.DeletionTimestamp = nil
+		if k.HasStatus {
+			// Status is the controllers' to write, through /status.
+			var err error
+			if obj, err = withField(k, obj, "status", nil); err != nil {
+				return staged{}, err
+			}
+		}
+		return s.stage(store.Added, obj)
+	})
 }
 
 // maxWriteAttempts bounds how often a spec write is prepared again because
@@ -144,12 +146,17 @@ const maxWriteAttempts = 8
 func (s *DB) writeSpec(ctx context.Context, k *resource.Kind, key resource.Key, build func(raw []byte) (resource.Object, error)) (resource.Object, error) {
 	select {
 	case s.preparing <- struct{}{}:
-		defer func() { <-s.preparing }()
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+	// The token is handed back once the write is staged: others prepare
+	// theirs while it commits.
+	prepared := sync.OnceFunc(func() { <-s.preparing })
+	defer prepared()
 	for attempt := 1; ; attempt++ {
-		raw, rev, err := s.body(ctx, key)
+		s.mu.Lock()
+		raw, rev, err := s.newest(ctx, key)
+		s.mu.Unlock()
 		if err != nil {
 			return nil, err
 		}
@@ -162,10 +169,14 @@ func (s *DB) writeSpec(ctx context.Context, k *resource.Kind, key resource.Key, 
 			return obj, err
 		}
 		s.mu.Lock()
-		if e, ok := s.index.get(key); ok && e.revision == rev {
-			out, err := s.commit(ctx, typ, obj)
+		if newest, exists := s.newestRevision(key); exists && newest == rev {
+			st, err := s.stage(typ, obj)
 			s.mu.Unlock()
-			return out, err
+			prepared()
+			if err != nil {
+				return nil, err
+			}
+			return s.commit(ctx, st)
 		}
 		s.mu.Unlock()
 		if attempt == maxWriteAttempts {
@@ -271,14 +282,14 @@ func (s *DB) UpdateStatus(ctx context.Context, obj resource.Object) (resource.Ob
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.updateStatus(ctx, k, obj)
+	return s.write(ctx, func() (staged, error) { return s.updateStatus(ctx, k, obj) })
 }
 
-func (s *DB) updateStatus(ctx context.Context, k *resource.Kind, obj resource.Object) (resource.Object, error) {
+// updateStatus stages obj's status as the stored object's. The caller
+// holds s.mu.
+func (s *DB) updateStatus(ctx context.Context, k *resource.Kind, obj resource.Object) (staged, error) {
 	if !k.HasStatus {
-		return nil, resource.Errorf(resource.ReasonBadRequest, "%s objects have no status", k.Singular())
+		return staged{}, resource.Errorf(resource.ReasonBadRequest, "%s objects have no status", k.Singular())
 	}
 	nm := obj.GetMeta()
 	if k.Namespaced && nm.Namespace == "" {
@@ -287,30 +298,30 @@ func (s *DB) updateStatus(ctx context.Context, k *resource.Kind, obj resource.Ob
 	key := resource.KeyOf(obj)
 	stored, old, err := s.current(ctx, k, key, nm.ResourceVersion)
 	if err != nil {
-		return nil, err
+		return staged{}, err
 	}
 	raw, err := encode(obj)
 	if err != nil {
-		return nil, err
+		return staged{}, err
 	}
 	status, err := field(raw, "status")
 	if err != nil {
-		return nil, err
+		return staged{}, err
 	}
 	if err := resource.ValidateStatus(key, status); err != nil {
-		return nil, err
+		return staged{}, err
 	}
 	updated, err := withField(k, old, "status", status)
 	if err != nil {
-		return nil, err
+		return staged{}, err
 	}
 	if raw, err = encode(updated); err != nil {
-		return nil, err
+		return staged{}, err
 	}
 	if bytes.Equal(raw, stored) {
-		return old, nil
+		return staged{obj: old}, nil
 	}
-	return s.commit(ctx, store.Modified, updated)
+	return s.stage(store.Modified, updated)
 }
 
 // Patch applies a JSON merge patch to a stored object's metadata and spec.
@@ -328,17 +339,17 @@ func (s *DB) PatchStatus(ctx context.Context, key resource.Key, patch []byte) (r
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	raw, _, err := s.body(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	obj, err := merge(raw)
-	if err != nil {
-		return nil, err
-	}
-	return s.updateStatus(ctx, k, obj)
+	return s.write(ctx, func() (staged, error) {
+		raw, _, err := s.newest(ctx, key)
+		if err != nil {
+			return staged{}, err
+		}
+		obj, err := merge(raw)
+		if err != nil {
+			return staged{}, err
+		}
+		return s.updateStatus(ctx, k, obj)
+	})
 }
 
 // mergePatch returns key's kind and the function that applies patch to a
@@ -371,11 +382,15 @@ func (s *DB) Delete(ctx context.Context, key resource.Key, opts store.DeleteOpti
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	return s.write(ctx, func() (staged, error) { return s.deleteLocked(ctx, k, key, opts) })
+}
+
+// deleteLocked stages the deletion of key, or the release of finalizers
+// whose owners are gone. The caller holds s.mu.
+func (s *DB) deleteLocked(ctx context.Context, k *resource.Kind, key resource.Key, opts store.DeleteOptions) (staged, error) {
 	_, obj, err := s.current(ctx, k, key, opts.ResourceVersion)
 	if err != nil {
-		return nil, err
+		return staged{}, err
 	}
 	m := obj.GetMeta()
 	released := false
@@ -391,10 +406,10 @@ func (s *DB) Delete(ctx context.Context, key resource.Key, opts store.DeleteOpti
 		if hasRef {
 			exists, err := s.ownerExists(ctx, key.Namespace, ref)
 			if err != nil {
-				return nil, err
+				return staged{}, err
 			}
 			if exists {
-				return nil, resource.Errorf(resource.ReasonForbidden,
+				return staged{}, resource.Errorf(resource.ReasonForbidden,
 					"cannot delete %s %s: owned by %s %s; delete the %s instead", k.Singular(), key.Name, ownerKind, ref.Name, ownerKind)
 			}
 		}
@@ -404,20 +419,20 @@ func (s *DB) Delete(ctx context.Context, key resource.Key, opts store.DeleteOpti
 	}
 	switch {
 	case len(m.Finalizers) == 0:
-		return s.commit(ctx, store.Deleted, obj)
+		return s.stage(store.Deleted, obj)
 	case m.Terminating() && !released:
-		return obj, nil
+		return staged{obj: obj}, nil
 	case !m.Terminating():
 		deleted := now()
 		m.DeletionTimestamp = &deleted
 	}
-	return s.commit(ctx, store.Modified, obj)
+	return s.stage(store.Modified, obj)
 }
 
 // current returns the stored JSON of key and a decoded copy of it,
 // checking the resourceVersion precondition. The caller holds s.mu.
 func (s *DB) current(ctx context.Context, k *resource.Kind, key resource.Key, wantVersion string) ([]byte, resource.Object, error) {
-	raw, rev, err := s.body(ctx, key)
+	raw, rev, err := s.newest(ctx, key)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -438,7 +453,7 @@ func (s *DB) ownerExists(ctx context.Context, ns string, ref resource.OwnerRefer
 	if !k.Namespaced {
 		ns = ""
 	}
-	raw, _, err := s.body(ctx, resource.Key{Kind: ref.Kind, Namespace: ns, Name: ref.Name})
+	raw, _, err := s.newest(ctx, resource.Key{Kind: ref.Kind, Namespace: ns, Name: ref.Name})
 	if resource.IsNotFound(err) {
 		return false, nil
 	}
