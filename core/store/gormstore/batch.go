@@ -59,8 +59,8 @@ type stagedState struct {
 	deleted bool
 }
 
-// staged is a write stage made, for its writer to wait on; a nil batch
-// when there was nothing to write.
+// staged is what stage made: the object as it will be stored, and the
+// batch its writer waits for; a nil batch when there was nothing to write.
 type staged struct {
 	obj   resource.Object
 	batch *batch
