@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"time"
 
 	"gorm.io/gorm"
@@ -74,7 +73,7 @@ func (s *DB) stage(typ store.EventType, obj resource.Object) (staged, error) {
 	}
 	rev := s.next + 1
 	key := resource.KeyOf(obj)
-	obj.GetMeta().ResourceVersion = strconv.FormatInt(rev, 10)
+	obj.GetMeta().ResourceVersion = formatRevision(rev)
 	raw, err := encode(obj)
 	if err != nil {
 		return staged{}, err
