@@ -358,6 +358,31 @@ func TestAFailedStartIsForwarded(t *testing.T) {
 	}
 }
 
+// A VM the store will not take for a reason other than its spec (here the
+// driver cannot check it: its helper is missing) is the App's state, with
+// the driver's words, not a silent retry; the App starts once the cause
+// is gone.
+func TestAVMThatCannotBeCreatedIsReportedAndRetried(t *testing.T) {
+	e := start(t, true)
+	e.engine.set(true)
+	for range 100 { // until cleared: each attempt takes one
+		e.driver.Fail(vmtest.Validate, app.VMName, errors.New("paddock-lima, which creates, starts and deletes VMs, is missing"))
+	}
+	a := e.createApp(resource.AppSpec{Running: true, CPUs: 1, Memory: "1GiB"})
+	a = e.waitSettled(a.Metadata.Generation, metav1.ConditionFalse, resource.ReasonCreateFailed)
+	for _, typ := range []string{resource.AppCreated, resource.AppSettled} {
+		if c := cond(a.Status.Conditions, typ); c.Reason != resource.ReasonCreateFailed || !strings.Contains(c.Message, "paddock-lima, which creates") {
+			t.Fatalf("%s = %+v", typ, c)
+		}
+	}
+	if _, err := e.st.Get(e.ctx, vmKey); !resource.IsNotFound(err) {
+		t.Fatalf("the VM: %v, want none", err)
+	}
+	e.driver.Clear(vmtest.Validate, app.VMName)
+	e.patchApp(`{"metadata":{"labels":{"nudge":"1"}}}`) // no need to wait for the retry timer
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, app.ReasonRunning)
+}
+
 func TestATemplateThatCannotBeMadeIsReportedAndRetried(t *testing.T) {
 	e := start(t, true)
 	e.engine.set(true)

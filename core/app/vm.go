@@ -103,7 +103,7 @@ func (c *Controller) ensureVM(ctx context.Context, app *resource.App, src *resou
 		controller.Own(nv, app)
 		out, err := c.store.Create(ctx, nv)
 		if err != nil {
-			return nil, rejected(err)
+			return nil, createFailed(err)
 		}
 		return out.(*resource.VM), nil
 	}
@@ -129,6 +129,18 @@ func rejected(err error) error {
 		return &blockedError{resource.ReasonInvalidSpec, err}
 	}
 	return err
+}
+
+// createFailed records why the VM could not be created as the App's
+// state, so that the App says it instead of waiting without a word. A
+// write refused as Invalid does not pass by retrying; anything else (the
+// driver's helper missing, a full disk) is tried again with the template,
+// after templateRetry or when the App changes.
+func createFailed(err error) error {
+	if resource.ReasonOf(err) == resource.ReasonInvalid {
+		return rejected(err)
+	}
+	return &blockedError{resource.ReasonCreateFailed, fmt.Errorf("cannot create the VM: %w", err)}
 }
 
 // specPatch returns the merge patch that gives vm the fields the App owns,

@@ -26,6 +26,7 @@ type Op string
 // The operations a fault can be set on. Boot is the boot that Start
 // begins: its fault makes the host agent die mid-boot with that error.
 const (
+	Validate    Op = "Validate"
 	Create      Op = "Create"
 	Commit      Op = "Commit"
 	Uncommitted Op = "Uncommitted"
@@ -92,6 +93,13 @@ func (f *FakeDriver) Fail(op Op, name string, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.faults[fault{op, name}] = append(f.faults[fault{op, name}], err)
+}
+
+// Clear drops the faults still queued for op on machine name.
+func (f *FakeDriver) Clear(op Op, name string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.faults, fault{op, name})
 }
 
 // Panic makes the next call of op on machine name panic with value.
@@ -183,8 +191,18 @@ func (f *FakeDriver) template(name string) string {
 }
 
 // Validate accepts a YAML mapping whose cpus, when set, is at least 1,
-// and whose images each have a location.
+// and whose images each have a location. A fault set on it is the
+// driver failing to check at all (its helper missing); Validate is not in
+// the call log.
 func (f *FakeDriver) Validate(name string, template []byte) ([]resource.FieldError, error) {
+	err := func() error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.fault(Validate, name)
+	}()
+	if err != nil {
+		return nil, err
+	}
 	var t struct {
 		CPUs   *int `json:"cpus"`
 		Images []struct {
