@@ -1,6 +1,7 @@
 package lima_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -170,5 +171,74 @@ func TestReconfigureAStoppedInstance(t *testing.T) {
 	}
 	if err := d.Reconfigure(ctx, "missing", updated); !errors.Is(err, lima.ErrNotFound) {
 		t.Fatalf("a missing instance: %v, want ErrNotFound", err)
+	}
+}
+
+// A new template's kernel command line is the one the next start boots
+// with, though Lima writes it beside the kernel only when it first
+// prepares the instance.
+func TestReconfigureTakesTheKernelCommandLine(t *testing.T) {
+	d := newDriver(t)
+	ctx := context.Background()
+	const name = "cmdline"
+	kernel := filepath.Join(sharedTemp(t), "vmlinuz")
+	if err := os.WriteFile(kernel, []byte("not booted\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	withCmdline := func(cmdline string) []byte {
+		k := "  kernel:\n    location: " + kernel + "\n"
+		if cmdline != "" {
+			k += "    cmdline: " + cmdline + "\n"
+		}
+		return bytes.Replace(fakeImageTemplate(t), []byte("  arch: x86_64\n"), []byte("  arch: x86_64\n"+k), 1)
+	}
+	if err := d.Create(ctx, name, withCmdline("quiet systemd.wants=docker.service")); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := d.Delete(ctx, name); err != nil {
+			t.Error(err)
+		}
+	})
+	inst, err := d.Describe(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(inst.Dir, filenames.KernelCmdline)
+	cmdline := func() string {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		if errors.Is(err, os.ErrNotExist) {
+			return "(none)"
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	// Never started: the first start writes the command line.
+	if err := d.Reconfigure(ctx, name, withCmdline("quiet")); err != nil {
+		t.Fatal(err)
+	}
+	if got := cmdline(); got != "(none)" {
+		t.Fatalf("before the first start: kernel.cmdline %q", got)
+	}
+	// The files Lima's first start leaves beside the instance's disk.
+	for f, text := range map[string]string{filenames.Kernel: "not booted\n", filenames.KernelCmdline: "quiet systemd.wants=docker.service"} {
+		if err := os.WriteFile(filepath.Join(inst.Dir, f), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.Reconfigure(ctx, name, withCmdline("quiet systemd.wants=containerd.service")); err != nil {
+		t.Fatal(err)
+	}
+	if got := cmdline(); got != "quiet systemd.wants=containerd.service" {
+		t.Fatalf("after Reconfigure: kernel.cmdline %q", got)
+	}
+	if err := d.Reconfigure(ctx, name, withCmdline("")); err != nil {
+		t.Fatal(err)
+	}
+	if got := cmdline(); got != "(none)" {
+		t.Fatalf("after Reconfigure to a template without one: kernel.cmdline %q", got)
 	}
 }

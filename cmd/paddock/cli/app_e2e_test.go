@@ -165,6 +165,11 @@ func TestAppEndToEnd(t *testing.T) {
 	if s, _ := appCond(e.app(), resource.AppContainerEngineReady); s != "True/Connected" {
 		t.Fatalf("containerd: ContainerEngineReady %s", s)
 	}
+	// The VM booted the new template's kernel command line, which names
+	// the engine to start: dockerd no longer runs.
+	if out, _, _ := e.run("", "vm", "shell", "-n", "paddock", "app", "systemctl", "is-active", "docker.service"); strings.TrimSpace(out) != "inactive" {
+		t.Fatalf("docker.service under containerd: %q", out)
+	}
 	saveData, _ := os.ReadFile(image)
 	if out, errOut, code := e.run(string(saveData), "ctr", "images", "import", "-"); code != 0 {
 		t.Fatalf("ctr import: exit %d: %s %s", code, out, errOut)
