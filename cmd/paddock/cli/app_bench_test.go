@@ -13,7 +13,8 @@ import (
 
 // The App's figures: 'paddock start' on a fresh instance until Settled and
 // 'docker info' answering through the instance's context; a second start
-// of the stopped App; 'paddock stop'. Each iteration boots twice. What
+// of the stopped App, and then the share of a host core its QEMU takes
+// while the App idles; 'paddock stop'. Each iteration boots twice. What
 // each start adds over the VM's own boot (the host agent's first event to
 // its Running event) is reported in two parts: before the boot, the
 // daemon's part plus Lima's preparation (the cidata disk), which Lima's own
@@ -67,6 +68,7 @@ func BenchmarkAppStart(b *testing.B) {
 			ms(tl.vmRunning.Sub(running)), ms(tl.engine.Sub(tl.vmRunning)), ms(tl.settled.Sub(tl.engine)), ms(daemon), ms(done.Sub(tl.settled)))
 		return took, before, after, daemon
 	}
+	var idle float64
 	var first, second, stop, firstBefore, firstAfter, firstDaemon, secondBefore, secondAfter, secondDaemon time.Duration
 	for range b.N {
 		took, before, after, daemon := start("first") // the App is made with its defaults
@@ -79,12 +81,16 @@ func BenchmarkAppStart(b *testing.B) {
 
 		took, before, after, daemon = start("second")
 		second, secondBefore, secondAfter, secondDaemon = second+took, secondBefore+before, secondAfter+after, secondDaemon+daemon
+		cpu := idleCPU(b, e)
+		idle += cpu
+		b.Logf("idle: QEMU %.1f%% of a core", cpu)
 		e.mustRun("delete", "--timeout=5m")
 	}
 	n := float64(b.N)
 	b.ReportMetric(first.Seconds()/n, "s/first-start")
 	b.ReportMetric(second.Seconds()/n, "s/second-start")
 	b.ReportMetric(stop.Seconds()/n, "s/stop")
+	b.ReportMetric(idle/n, "%cpu/idle")
 	ms := func(d time.Duration) float64 { return float64(d.Milliseconds()) / n }
 	b.ReportMetric(ms(firstBefore), "ms/first-before-boot")
 	b.ReportMetric(ms(firstAfter), "ms/first-after-boot")
@@ -92,6 +98,19 @@ func BenchmarkAppStart(b *testing.B) {
 	b.ReportMetric(ms(secondBefore), "ms/second-before-boot")
 	b.ReportMetric(ms(secondAfter), "ms/second-after-boot")
 	b.ReportMetric(ms(secondDaemon), "ms/second-daemon-after-boot")
+}
+
+// idleCPU is the share of a host core that the App's QEMU takes while the
+// App idles: over 30 s, after the minute and a half in which the guest
+// settles, Lima's guest agent among it (it reads the firewall for a minute
+// after the engine's start last changed it).
+func idleCPU(b *testing.B, e *env) float64 {
+	b.Helper()
+	pid := e.qemuPID(filepath.Base(filepath.Dir(appEventLog(b, e))))
+	time.Sleep(90 * time.Second)
+	c0 := cpuSeconds(b, pid)
+	time.Sleep(30 * time.Second)
+	return (cpuSeconds(b, pid) - c0) / 30 * 100
 }
 
 // appEventLog is the host agent's event log of the App's VM, the one VM of

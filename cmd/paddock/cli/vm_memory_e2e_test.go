@@ -23,7 +23,7 @@ import (
 // the VM then costs the host. vm start shows the boot's steps, in order,
 // and warns of emulation exactly when the VM runs under TCG; vm get warns
 // while it runs and not once it stopped. Between the two, after a minute
-// of idling: QEMU's resident memory, split into the guest's RAM and the
+// of idling: QEMU's CPU time in that minute, its resident memory, split into the guest's RAM and the
 // rest (under TCG mostly the translation cache), beside what the guest
 // itself says it uses (free -m), and how much code QEMU translated (info
 // jit). The figures are logged; asserted are that the guest's balloon
@@ -68,6 +68,7 @@ func TestVMStartProgressAndIdleMemory(t *testing.T) {
 	pid := e.qemuPID("idle")
 	booted, bootCPU := paddocktest.StatusKiB(t, pid, "VmRSS"), cpuSeconds(t, pid)
 	time.Sleep(time.Minute)
+	idleCPU := (cpuSeconds(t, pid) - bootCPU) / 60 * 100
 	ram, other := qemuMemoryKiB(t, pid, 1<<20)
 	used, cache := guestMemoryMiB(t, e.mustRun("vm", "shell", "idle", "--", "free", "-m"))
 	anon := paddocktest.StatusKiB(t, pid, "RssAnon")
@@ -76,8 +77,8 @@ func TestVMStartProgressAndIdleMemory(t *testing.T) {
 	features := strings.TrimSpace(e.mustRun("vm", "shell", "idle", "--", "sh", "-c", "cat /sys/bus/virtio/drivers/virtio_balloon/virtio*/features"))
 	load, _ := os.ReadFile("/proc/loadavg")
 	rss := float64(ram+other) / 1024
-	t.Logf("accelerator %s; start to running %.1f s, QEMU's CPU time then %.1f s; QEMU RSS %d MiB after boot, %.0f MiB idle (RssAnon %d MiB; guest RAM %d MiB, the rest %d MiB); guest used %.0f MiB, buff/cache %.0f MiB; idle RSS over guest used+cache %.0f MiB; host load %s",
-		e.vm("idle").Status.Accelerator, boot.Seconds(), bootCPU, booted/1024, rss, anon/1024, ram/1024, other/1024, used, cache, rss-used-cache, strings.TrimSpace(string(load)))
+	t.Logf("accelerator %s; start to running %.1f s, QEMU's CPU time then %.1f s, idle then %.1f%% of a core; QEMU RSS %d MiB after boot, %.0f MiB idle (RssAnon %d MiB; guest RAM %d MiB, the rest %d MiB); guest used %.0f MiB, buff/cache %.0f MiB; idle RSS over guest used+cache %.0f MiB; host load %s",
+		e.vm("idle").Status.Accelerator, boot.Seconds(), bootCPU, idleCPU, booted/1024, rss, anon/1024, ram/1024, other/1024, used, cache, rss-used-cache, strings.TrimSpace(string(load)))
 	if tcg {
 		t.Logf("info jit:\n%s", infoJIT(t, filepath.Join(e.path("lima_home"), "idle", filenames.QMPSock)))
 	}
