@@ -270,7 +270,11 @@ func settled(app *resource.App, vm *resource.VM, fresh bool, engine engineState,
 			return false, c.Reason, c.Message
 		}
 	}
-	if c := current(vm, resource.VMCreated); c == nil || c.Status != metav1.ConditionTrue {
+	switch c := current(vm, resource.VMCreated); {
+	case c == nil && meta.FindStatusCondition(vm.Status.Conditions, resource.VMCreated) != nil:
+		// Said of an older spec (the App just changed it: a stop, a size).
+		return false, ReasonReconciling, "waiting for the VM's controller to take the change"
+	case c == nil || c.Status != metav1.ConditionTrue:
 		return false, reasonOr(c, ReasonCreating), messageOr(c, "creating the VM")
 	}
 	running := current(vm, resource.VMRunning)

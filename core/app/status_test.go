@@ -59,6 +59,7 @@ func TestSettledBranches(t *testing.T) {
 		{"start failed, forwarded", running, vmWith(2, created, c(resource.VMRunning, false, resource.ReasonStartFailed, 2)), true, engineState{}, nil, false, resource.ReasonStartFailed},
 		{"stop failed, forwarded", stopped, vmWith(2, created, c(resource.VMRunning, false, resource.ReasonStopFailed, 2)), true, engineState{}, nil, false, resource.ReasonStopFailed},
 		{"an old failure is not forwarded", running, vmWith(3, c(resource.VMCreated, true, resource.ReasonCreated, 3), c(resource.VMRunning, false, resource.ReasonStartFailed, 2)), true, engineState{}, nil, false, ReasonReconciling},
+		{"the spec just changed (a stop)", stopped, vmWith(3, created, c(resource.VMRunning, true, resource.ReasonStarted, 2)), true, engineState{}, nil, false, ReasonReconciling},
 		{"not created yet", running, vmWith(1, c(resource.VMCreated, false, resource.ReasonPending, 1), nil), false, engineState{}, nil, false, resource.ReasonPending},
 		{"no Running yet", running, vmWith(2, created, nil), false, engineState{}, nil, false, ReasonReconciling},
 		{"Running for an older generation", running, vmWith(3, c(resource.VMCreated, true, resource.ReasonCreated, 3), c(resource.VMRunning, true, resource.ReasonStarted, 2)), true, answered, nil, false, ReasonReconciling},
