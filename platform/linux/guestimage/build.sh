@@ -134,6 +134,13 @@ chroot "$root" systemctl enable lima-init.service lima-guestagent-early.service 
 # systemd.wants=docker.service (moby; it pulls in docker.socket and
 # containerd) or systemd.wants=containerd.service.
 chroot "$root" systemctl disable docker.service docker.socket containerd.service >&2
+# dockerd sets up its firewall with about a hundred iptables runs as it
+# starts (and Lima's guest agent reads it with more). Under emulation the
+# nf_tables flavour, Debian's default, takes about 104 ms a run where the
+# legacy one takes 72 ms (a dynamic program's start alone takes 48 ms):
+# a restart of dockerd took 10.9-12.6 s with it against 14.5-14.7 s.
+chroot "$root" update-alternatives --set iptables /usr/sbin/iptables-legacy >&2
+chroot "$root" update-alternatives --set ip6tables /usr/sbin/ip6tables-legacy >&2
 # Kernel modules for hardware that a QEMU guest driven over SSH never has
 # (displays, cameras and TV cards, sound, wireless, InfiniBand, industrial
 # sensors, Bluetooth, staging drivers): a fifth of the image.
