@@ -139,13 +139,12 @@ func TestStartOfAMissingInstance(t *testing.T) {
 	}
 }
 
-// A stopped instance takes a new template once Lima accepted it; a bad one
-// leaves the old in place.
-func TestReconfigureAStoppedInstance(t *testing.T) {
-	d := newDriver(t)
+// createStopped creates instance name from template, never started, deleted
+// when the test ends, and returns its directory.
+func createStopped(t *testing.T, d *lima.Driver, name string, template []byte) string {
+	t.Helper()
 	ctx := context.Background()
-	const name = "reconf"
-	if err := d.Create(ctx, name, fakeImageTemplate(t)); err != nil {
+	if err := d.Create(ctx, name, template); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -157,7 +156,16 @@ func TestReconfigureAStoppedInstance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(inst.Dir, filenames.LimaYAML)
+	return inst.Dir
+}
+
+// A stopped instance takes a new template once Lima accepted it; a bad one
+// leaves the old in place.
+func TestReconfigureAStoppedInstance(t *testing.T) {
+	d := newDriver(t)
+	ctx := context.Background()
+	const name = "reconf"
+	path := filepath.Join(createStopped(t, d, name, fakeImageTemplate(t)), filenames.LimaYAML)
 	var ve *lima.ValidationError
 	if err := d.Reconfigure(ctx, name, []byte("cpus: many\n")); !errors.As(err, &ve) {
 		t.Fatalf("a bad template: %v, want a *ValidationError", err)
@@ -192,19 +200,8 @@ func TestReconfigureTakesTheKernelCommandLine(t *testing.T) {
 		}
 		return bytes.Replace(fakeImageTemplate(t), []byte("  arch: x86_64\n"), []byte("  arch: x86_64\n"+k), 1)
 	}
-	if err := d.Create(ctx, name, withCmdline("quiet systemd.wants=docker.service")); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := d.Delete(ctx, name); err != nil {
-			t.Error(err)
-		}
-	})
-	inst, err := d.Describe(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(inst.Dir, filenames.KernelCmdline)
+	dir := createStopped(t, d, name, withCmdline("quiet systemd.wants=docker.service"))
+	path := filepath.Join(dir, filenames.KernelCmdline)
 	cmdline := func() string {
 		t.Helper()
 		b, err := os.ReadFile(path)
@@ -225,7 +222,7 @@ func TestReconfigureTakesTheKernelCommandLine(t *testing.T) {
 	}
 	// The files Lima's first start leaves beside the instance's disk.
 	for f, text := range map[string]string{filenames.Kernel: "not booted\n", filenames.KernelCmdline: "quiet systemd.wants=docker.service"} {
-		if err := os.WriteFile(filepath.Join(inst.Dir, f), []byte(text), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
