@@ -33,17 +33,18 @@ func (d *Driver) Reconfigure(_ context.Context, name string, templateYAML []byte
 	if err != nil {
 		return err
 	}
-	if err := writeKernelCmdline(inst.Dir, cfg); err != nil {
+	if err := WriteKernelCmdline(inst.Dir, cfg); err != nil {
 		return err
 	}
 	return atomicfile.WriteFile(filepath.Join(inst.Dir, filenames.LimaYAML), templateYAML, 0o644)
 }
 
-// writeKernelCmdline gives an instance in dir that boots its kernel
+// WriteKernelCmdline gives an instance in dir that boots its kernel
 // directly the command line of cfg's image for its architecture (the
-// first, as for linkLocalImage), or none when that image names none, as
-// Lima's create would have.
-func writeKernelCmdline(dir string, cfg *limayaml.LimaYAML) error {
+// first), or none when that image names none, as Lima's preparation of a
+// new instance does. Reconfigure and paddock-lima's preparation of a new
+// instance from a local image both write it here.
+func WriteKernelCmdline(dir string, cfg *limayaml.LimaYAML) error {
 	if _, err := os.Stat(filepath.Join(dir, filenames.Kernel)); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -53,7 +54,10 @@ func writeKernelCmdline(dir string, cfg *limayaml.LimaYAML) error {
 			continue
 		}
 		if img.Kernel != nil && img.Kernel.Cmdline != "" {
-			return atomicfile.WriteFile(path, []byte(img.Kernel.Cmdline), 0o644)
+			if err := atomicfile.WriteFile(path, []byte(img.Kernel.Cmdline), 0o644); err != nil {
+				return fmt.Errorf("write %s: %w", path, err)
+			}
+			return nil
 		}
 		break
 	}

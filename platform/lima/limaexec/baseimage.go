@@ -3,7 +3,6 @@ package limaexec
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 	"github.com/lima-vm/lima/pkg/localpathutil"
 	limastore "github.com/lima-vm/lima/pkg/store"
 	"github.com/lima-vm/lima/pkg/store/filenames"
+
+	"paddock.dev/paddock/platform/lima"
 )
 
 // linkLocalImage gives a new QEMU instance its base disk, kernel and initrd
@@ -78,12 +79,9 @@ func linkLocalImage(inst *limastore.Instance) error {
 		}
 		made = append(made, l.to)
 	}
-	if img.Kernel != nil && img.Kernel.Cmdline != "" {
-		cmdline := filepath.Join(inst.Dir, filenames.KernelCmdline)
-		if err := os.WriteFile(cmdline, []byte(img.Kernel.Cmdline), 0o644); err != nil {
-			undo()
-			return fmt.Errorf("write %s: %w", cmdline, err)
-		}
+	if err := lima.WriteKernelCmdline(inst.Dir, cfg); err != nil {
+		undo()
+		return err
 	}
 	return nil
 }
