@@ -23,12 +23,12 @@ import (
 // the VM then costs the host. vm start shows the boot's steps, in order,
 // and warns of emulation exactly when the VM runs under TCG; vm get warns
 // while it runs and not once it stopped. Between the two, after a minute
-// of idling: QEMU's CPU time in that minute, its resident memory, split into the guest's RAM and the
-// rest (under TCG mostly the translation cache), beside what the guest
-// itself says it uses (free -m), and how much code QEMU translated (info
-// jit). The figures are logged; asserted are that the guest's balloon
-// reports free pages and that QEMU then holds at most 150 MiB more than
-// the guest uses (used + buff/cache):
+// of idling: QEMU's CPU time in that minute, its resident memory, split
+// into the guest's RAM and the rest (under TCG mostly the translation
+// cache), beside what the guest itself says it uses (free -m), and how
+// much code QEMU translated (info jit). The figures are logged; asserted
+// are that the guest's balloon reports free pages and that QEMU then
+// holds at most 150 MiB more than the guest uses (used + buff/cache):
 //
 //	PADDOCK_E2E=1 go test -v -run TestVMStartProgressAndIdleMemory ./cmd/paddock/cli
 func TestVMStartProgressAndIdleMemory(t *testing.T) {
