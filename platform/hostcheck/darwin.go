@@ -9,12 +9,14 @@ type DarwinFacts struct {
 	Rosetta        bool   // Rosetta 2 is installed
 	QEMU           Program
 	QEMUProgram    string // qemu-system-aarch64 or qemu-system-x86_64
+	Parts          []Part
 	Disks          []Disk
 }
 
 // Darwin checks a macOS host: the version for VZ (13 and later; Lima
 // defaults to VZ from 13.5 on Intel), Apple silicon and Rosetta, and QEMU,
-// which runs guests where VZ does not.
+// which runs guests where VZ does not; then Paddock's own programs and
+// free disk.
 func Darwin(goarch string, f DarwinFacts) Report {
 	vz := atLeast(f.ProductVersion, 13, 0)
 	checks := []Check{macOSCheck(f, vz), cpuCheck(f)}
@@ -22,7 +24,7 @@ func Darwin(goarch string, f DarwinFacts) Report {
 		checks = append(checks, rosettaCheck(f))
 	}
 	checks = append(checks, darwinQEMUCheck(f, vz))
-	return newReport("darwin", goarch, append(checks, diskChecks(f.Disks)...))
+	return newReport("darwin", goarch, append(append(checks, partChecks(f.Parts)...), diskChecks(f.Disks)...))
 }
 
 // VZRuns reports whether VZ runs the App's guests on the Mac f describes:

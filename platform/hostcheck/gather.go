@@ -9,10 +9,11 @@ import (
 	"time"
 )
 
-// Options say where the instance keeps what grows: the directories whose
-// free disk is checked.
+// Options say where the instance keeps what grows (Dirs, whose free disk
+// is checked) and what the caller found of Paddock's own programs (Parts).
 type Options struct {
-	Dirs []string
+	Dirs  []string
+	Parts []Part
 }
 
 // commandTimeout bounds each command a gatherer runs.

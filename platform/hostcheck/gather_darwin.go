@@ -17,7 +17,7 @@ func Gather(ctx context.Context, opts Options) Report {
 
 // GatherDarwin learns the facts of this Mac.
 func GatherDarwin(ctx context.Context, opts Options) DarwinFacts {
-	f := DarwinFacts{Disks: disks(opts.Dirs)}
+	f := DarwinFacts{Parts: opts.Parts, Disks: disks(opts.Dirs)}
 	if out, err := runOutput(ctx, "/usr/bin/sw_vers", "-productVersion"); err == nil {
 		f.ProductVersion = strings.TrimSpace(out)
 	}

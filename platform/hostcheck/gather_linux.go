@@ -14,7 +14,7 @@ import (
 // Gather checks this Linux host.
 func Gather(ctx context.Context, opts Options) Report {
 	arch := map[string]string{"amd64": "x86_64", "arm64": "aarch64"}[runtime.GOARCH]
-	f := LinuxFacts{Arch: arch, Disks: disks(opts.Dirs)}
+	f := LinuxFacts{Arch: arch, Parts: opts.Parts, Disks: disks(opts.Dirs)}
 	if b, err := os.ReadFile("/etc/os-release"); err == nil {
 		f.Distro = parseOSRelease(string(b))
 	}

@@ -17,7 +17,7 @@ const virtualizationQuery = "(Get-CimInstance Win32_ComputerSystem).HypervisorPr
 
 // Gather checks this Windows host.
 func Gather(ctx context.Context, opts Options) Report {
-	f := WindowsFacts{Disks: disks(opts.Dirs)}
+	f := WindowsFacts{Parts: opts.Parts, Disks: disks(opts.Dirs)}
 	v := windows.RtlGetVersion()
 	f.Build = fmt.Sprintf("%d.%d.%d", v.MajorVersion, v.MinorVersion, v.BuildNumber)
 	f.WSL = wslVersion(ctx)

@@ -139,6 +139,15 @@ func TestLinux(t *testing.T) {
 		{"a bad accelerator mode", func(f *LinuxFacts) {
 			f.AccelError, f.Accel = `unknown QEMU accelerator "hvf" in PADDOCK_QEMU_ACCEL: use auto, kvm or tcg`, ""
 		}, false, []want{{"accelerator", Failed, `unknown QEMU accelerator "hvf"`, "unset PADDOCK_QEMU_ACCEL"}}},
+		{"Paddock's programs, one missing", func(f *LinuxFacts) {
+			f.Parts = []Part{
+				{Name: "paddock-lima", Path: "/opt/paddock/bin/paddock-lima"},
+				{Name: "guest agent", Missing: "the Lima guest agent is missing: looked in /opt/paddock/lib/paddock", Fix: "reinstall Paddock's package"},
+			}
+		}, false, []want{
+			{"paddock-lima", OK, "/opt/paddock/bin/paddock-lima", ""},
+			{"guest agent", Failed, "looked in /opt/paddock/lib/paddock", "reinstall Paddock's package"},
+		}},
 		{"a full disk", func(f *LinuxFacts) {
 			f.Disks = []Disk{{Dir: "/data/lima", Free: 1 << 30}, {Dir: "/data/db", Free: 5 << 30}, {Dir: "/gone", Err: "permission denied"}}
 		}, false, []want{

@@ -27,11 +27,13 @@ type LinuxFacts struct {
 	AccelWarning string
 	User         string
 	InKVMGroup   bool
+	Parts        []Part
 	Disks        []Disk
 }
 
 // Linux checks a Linux host: QEMU and qemu-img, KVM (the device, the
-// accelerator choice's probe, the kvm group), ssh and free disk.
+// accelerator choice's probe, the kvm group), ssh, Paddock's own programs
+// (f.Parts) and free disk.
 func Linux(goarch string, f LinuxFacts) Report {
 	checks := []Check{
 		programCheck("qemu", f.QEMU, "qemu-system-"+f.Arch, installCommand(f.Distro, "qemu-system-"+f.Arch)),
@@ -41,7 +43,7 @@ func Linux(goarch string, f LinuxFacts) Report {
 		kvmGroupCheck(f),
 		programCheck("ssh", f.SSH, "ssh", installCommand(f.Distro, "ssh")),
 	}
-	return newReport("linux", goarch, append(checks, diskChecks(f.Disks)...))
+	return newReport("linux", goarch, append(append(checks, partChecks(f.Parts)...), diskChecks(f.Disks)...))
 }
 
 // programCheck fails when the program is missing and reports its version

@@ -20,6 +20,7 @@ type WindowsFacts struct {
 	// firmware. Windows reports the latter false while a hypervisor runs.
 	HypervisorPresent      bool
 	VirtualizationFirmware bool
+	Parts                  []Part
 	Disks                  []Disk
 }
 
@@ -27,7 +28,8 @@ type WindowsFacts struct {
 const wsl2Build = 19041
 
 // Windows checks a Windows host: its build for WSL2, WSL and its version,
-// WSL's kernel, and that virtualization is enabled.
+// WSL's kernel, that virtualization is enabled, Paddock's own programs
+// and free disk.
 func Windows(goarch string, f WindowsFacts) Report {
 	wslVersion, kernel := parseWSLVersion(f.WSL.Output)
 	checks := []Check{windowsBuildCheck(f.Build), wslCheck(f.WSL, wslVersion)}
@@ -35,7 +37,7 @@ func Windows(goarch string, f WindowsFacts) Report {
 		checks = append(checks, wslKernelCheck(kernel))
 	}
 	checks = append(checks, virtualizationCheck(f))
-	return newReport("windows", goarch, append(checks, diskChecks(f.Disks)...))
+	return newReport("windows", goarch, append(append(checks, partChecks(f.Parts)...), diskChecks(f.Disks)...))
 }
 
 func windowsBuildCheck(build string) Check {

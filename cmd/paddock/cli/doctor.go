@@ -8,9 +8,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"paddock.dev/paddock/core/buildinfo"
 	"paddock.dev/paddock/core/instance"
 	"paddock.dev/paddock/platform/host"
 	"paddock.dev/paddock/platform/hostcheck"
+	"paddock.dev/paddock/platform/lima"
 )
 
 func newDoctorCmd(c *cli) *cobra.Command {
@@ -21,8 +23,10 @@ func newDoctorCmd(c *cli) *cobra.Command {
 		Long: `Check this host for what the App needs: on Linux QEMU, qemu-img, KVM
 (the probe the accelerator choice runs), the kvm group and ssh; on macOS the
 version for VZ, Apple silicon and Rosetta, and QEMU; on Windows WSL and its
-kernel, the Windows build and virtualization; everywhere the free disk of the
-instance's directories. Each lack comes with the command that fixes it.
+kernel, the Windows build and virtualization; everywhere paddock-lima and
+Lima's guest agent, which Paddock runs VMs with (beside the paddock binary, or
+where its packages put them), and the free disk of the instance's
+directories. Each lack comes with the command that fixes it.
 
 The checks run here, without the daemon (which answers the same report at
 GET /api/v1alpha1/host). Exit code 0 when no check failed (warnings, such as
@@ -38,7 +42,11 @@ guests emulated without KVM, leave it 0), 1 otherwise.`,
 			if err != nil {
 				return err
 			}
-			r := host.Current().Check(cmd.Context(), hostCheckOptions(p))
+			exe, err := buildinfo.Executable()
+			if err != nil {
+				return err
+			}
+			r := host.Current().Check(cmd.Context(), hostCheckOptions(p, exe))
 			if output == "json" {
 				enc := json.NewEncoder(c.stdout)
 				enc.SetIndent("", "  ")
@@ -59,9 +67,10 @@ guests emulated without KVM, leave it 0), 1 otherwise.`,
 }
 
 // hostCheckOptions points the host check at the instance's directories
-// that grow: its data and its VMs' disks.
-func hostCheckOptions(p instance.Paths) hostcheck.Options {
-	return hostcheck.Options{Dirs: []string{p.Dir, p.LimaHome}}
+// that grow (its data and its VMs' disks) and at the programs that the
+// paddock binary exe runs VMs with.
+func hostCheckOptions(p instance.Paths, exe string) hostcheck.Options {
+	return hostcheck.Options{Dirs: []string{p.Dir, p.LimaHome}, Parts: lima.Parts(exe)}
 }
 
 func printHostReport(c *cli, r hostcheck.Report) error {

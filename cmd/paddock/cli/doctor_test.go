@@ -2,11 +2,18 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/lima-vm/lima/pkg/limayaml"
+
+	"paddock.dev/paddock/cmd/paddock/paddocktest"
 	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/platform/lima"
 )
 
 // TestDoctorAndTheHostEndpointAgree runs paddock doctor on this host, in
@@ -35,7 +42,7 @@ func TestDoctorAndTheHostEndpointAgree(t *testing.T) {
 		}
 		return n
 	}
-	for _, want := range []string{"qemu", "qemu-img", "kvm device", "accelerator", "kvm group", "ssh", "disk " + e.path("lima_home")} {
+	for _, want := range []string{"qemu", "qemu-img", "kvm device", "accelerator", "kvm group", "ssh", "paddock-lima", "guest agent", "disk " + e.path("lima_home")} {
 		if !slices.Contains(names(r), want) {
 			t.Errorf("doctor has no %q check: %v", want, names(r))
 		}
@@ -61,5 +68,60 @@ func TestDoctorAndTheHostEndpointAgree(t *testing.T) {
 	}
 	if !slices.Equal(names(fromAPI), names(r)) || fromAPI.OS != r.OS || fromAPI.OK != r.OK {
 		t.Errorf("GET /host = %+v, doctor = %+v", fromAPI, r)
+	}
+}
+
+// TestDoctorFindsPaddocksOwnPrograms installs the paddock binary alone in a
+// directory, as a broken install would leave it: doctor fails naming
+// paddock-lima and the guest agent, each with where it looked and how to
+// put it there. With both beside the binary, both checks pass and show
+// the path.
+func TestDoctorFindsPaddocksOwnPrograms(t *testing.T) {
+	e := newEnv(t, "default")
+	dir := t.TempDir()
+	e.bin = paddocktest.Installed(t, paddockBin)
+	if err := os.Rename(e.bin, filepath.Join(dir, "paddock")); err != nil {
+		t.Fatal(err)
+	}
+	e.bin = filepath.Join(dir, "paddock")
+	doctor := func() map[string]resource.HostCheck {
+		out, errOut, code := e.run("", "doctor", "-o", "json")
+		var r resource.HostReport
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("doctor -o json printed no report (%v): %s%s", err, out, errOut)
+		}
+		checks := map[string]resource.HostCheck{}
+		for _, c := range r.Checks {
+			checks[c.Name] = c
+		}
+		if c := checks[lima.HelperName]; c.Status == resource.HostCheckFailed && code != 1 {
+			t.Errorf("doctor exited %d with %s missing, want 1", code, lima.HelperName)
+		}
+		return checks
+	}
+
+	checks := doctor()
+	helper, agent := checks[lima.HelperName], checks["guest agent"]
+	if helper.Status != resource.HostCheckFailed || !strings.Contains(helper.Message, filepath.Join(dir, lima.HelperName)) ||
+		!strings.Contains(helper.Fix, "go build -o "+dir+" ./cmd/paddock/paddock-lima") {
+		t.Errorf("paddock-lima missing: %+v; want it failed, naming %s and how to build it there", helper, dir)
+	}
+	agentName := lima.GuestAgentName(limayaml.NewArch(runtime.GOARCH))
+	if agent.Status != resource.HostCheckFailed || !strings.Contains(agent.Message, agentName+" is missing") ||
+		!strings.Contains(agent.Fix, "build-guestagent") {
+		t.Errorf("guest agent missing: %+v; want it failed, naming %s and how to build it", agent, agentName)
+	}
+
+	if err := os.Symlink(filepath.Join(filepath.Dir(paddockBin), lima.HelperName), filepath.Join(dir, lima.HelperName)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, agentName), []byte("an agent"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	checks = doctor()
+	for name, path := range map[string]string{lima.HelperName: filepath.Join(dir, lima.HelperName), "guest agent": filepath.Join(dir, agentName)} {
+		if c := checks[name]; c.Status != resource.HostCheckOK || c.Message != path {
+			t.Errorf("%s in place: %+v; want ok with %s", name, c, path)
+		}
 	}
 }

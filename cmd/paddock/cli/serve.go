@@ -190,7 +190,9 @@ func runDaemon(ctx context.Context, cfg daemonConfig) error {
 		}
 	})
 
-	hostCheck := func(ctx context.Context) resource.HostReport { return host.Current().Check(ctx, hostCheckOptions(p)) }
+	hostCheck := func(ctx context.Context) resource.HostReport {
+		return host.Current().Check(ctx, hostCheckOptions(p, exe))
+	}
 	srv := api.New(api.Config{Store: st, Logger: log, VMAccess: driver, Host: hostCheck, Metrics: meters})
 	handler := srv.Handler()
 	if tcpAddr != "" {
