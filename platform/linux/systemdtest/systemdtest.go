@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -96,9 +97,13 @@ func Boot(t testing.TB) *Container {
 	return c
 }
 
+// sysdNS runs the container script with this process's environment,
+// less the host's Paddock settings (PADDOCK_*): commands run inside
+// inherit it, and they stand for a machine that has none of its own.
 func (c *Container) sysdNS(args ...string) *exec.Cmd {
 	cmd := exec.Command(c.script, args...)
-	cmd.Env = append(os.Environ(), "SYSD_NS_BASE="+c.base)
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "PADDOCK_") })
+	cmd.Env = append(env, "SYSD_NS_BASE="+c.base)
 	return cmd
 }
 
