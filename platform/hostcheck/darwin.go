@@ -24,7 +24,7 @@ func Darwin(goarch string, f DarwinFacts) Report {
 		checks = append(checks, rosettaCheck(f))
 	}
 	checks = append(checks, darwinQEMUCheck(f, vz))
-	return newReport("darwin", goarch, append(append(checks, partChecks(f.Parts)...), diskChecks(f.Disks)...))
+	return newReport("darwin", goarch, checks, f.Parts, f.Disks)
 }
 
 // VZRuns reports whether VZ runs the App's guests on the Mac f describes:

@@ -43,7 +43,7 @@ func Linux(goarch string, f LinuxFacts) Report {
 		kvmGroupCheck(f),
 		programCheck("ssh", f.SSH, "ssh", installCommand(f.Distro, "ssh")),
 	}
-	return newReport("linux", goarch, append(append(checks, partChecks(f.Parts)...), diskChecks(f.Disks)...))
+	return newReport("linux", goarch, checks, f.Parts, f.Disks)
 }
 
 // programCheck fails when the program is missing and reports its version

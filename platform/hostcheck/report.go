@@ -20,8 +20,10 @@ const (
 	Failed  = resource.HostCheckFailed
 )
 
-// newReport sums checks up into a report.
-func newReport(goos, goarch string, checks []Check) Report {
+// newReport sums up an OS's own checks, then those of Paddock's programs
+// and of the free disk, which every OS has, into a report.
+func newReport(goos, goarch string, checks []Check, parts []Part, disks []Disk) Report {
+	checks = append(append(checks, partChecks(parts)...), diskChecks(disks)...)
 	r := Report{OS: goos, Arch: goarch, OK: true, Checks: checks}
 	for _, c := range checks {
 		if c.Status == Failed {

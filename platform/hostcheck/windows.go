@@ -37,7 +37,7 @@ func Windows(goarch string, f WindowsFacts) Report {
 		checks = append(checks, wslKernelCheck(kernel))
 	}
 	checks = append(checks, virtualizationCheck(f))
-	return newReport("windows", goarch, append(append(checks, partChecks(f.Parts)...), diskChecks(f.Disks)...))
+	return newReport("windows", goarch, checks, f.Parts, f.Disks)
 }
 
 func windowsBuildCheck(build string) Check {
