@@ -3,7 +3,6 @@ package lima
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -43,7 +42,7 @@ func FindGuestAgent(exe string, guestOS limayaml.OS, arch limayaml.Arch) (string
 			path := filepath.Join(dir, file)
 			if _, err := os.Stat(path); err == nil {
 				return path, nil
-			} else if !errors.Is(err, fs.ErrNotExist) {
+			} else if !errors.Is(err, os.ErrNotExist) {
 				return "", err
 			}
 			tried = append(tried, path)
