@@ -11,8 +11,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 
-	"paddock.dev/paddock/app/internal/daemontest"
 	"paddock.dev/paddock/app/menu"
+	"paddock.dev/paddock/cmd/paddock/paddocktest"
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/core/store"
 )
@@ -37,7 +37,7 @@ func (c states) await(t *testing.T, what string, ok func(menu.State) bool) menu.
 }
 
 func TestFollowsTheDaemonThroughRestarts(t *testing.T) {
-	d := daemontest.New(t)
+	d := paddocktest.NewDaemon(t)
 	cl := d.Client()
 	got := make(states, 100)
 	f := &Follower{Client: cl, Socket: d.Socket, Changed: func(s menu.State) { got <- s },
@@ -80,7 +80,7 @@ func TestFollowsTheDaemonThroughRestarts(t *testing.T) {
 // agent's log through the API; once its start ends (it runs, or failed),
 // the step is gone and its log no longer followed.
 func TestFollowsBootSteps(t *testing.T) {
-	d := daemontest.New(t)
+	d := paddocktest.NewDaemon(t)
 	d.Start()
 	cl := d.Client()
 	got := make(states, 100)
@@ -99,8 +99,8 @@ func TestFollowsBootSteps(t *testing.T) {
 	step := func(want string) func(menu.State) bool {
 		return func(s menu.State) bool { return len(s.VMs) == 1 && s.Boots[key] == want }
 	}
-	created := daemontest.Condition(resource.VMCreated, "True", resource.ReasonCreated, "")
-	d.SetVMConditions("default", "dev", created, daemontest.Condition(resource.VMRunning, "False", resource.ReasonStarting, "booting"))
+	created := paddocktest.Condition(resource.VMCreated, "True", resource.ReasonCreated, "")
+	d.SetVMConditions("default", "dev", created, paddocktest.Condition(resource.VMRunning, "False", resource.ReasonStarting, "booting"))
 	d.AppendHostAgentLog("dev", `Starting QEMU (hint: to watch the boot progress, see the serial log)`)
 	got.await(t, "the step booting the kernel", step("booting the kernel"))
 	d.AppendHostAgentLog("dev", `Waiting for the essential requirement 1 of 2: "ssh"`)
@@ -109,7 +109,7 @@ func TestFollowsBootSteps(t *testing.T) {
 		t.Errorf("Machines shows %q", find(m.Items, "dev — "))
 	}
 
-	d.SetVMConditions("default", "dev", daemontest.Condition(resource.VMRunning, "True", resource.ReasonStarted, ""))
+	d.SetVMConditions("default", "dev", paddocktest.Condition(resource.VMRunning, "True", resource.ReasonStarted, ""))
 	got.await(t, "no step once the VM runs", func(s menu.State) bool {
 		return len(s.VMs) == 1 && meta.IsStatusConditionTrue(s.VMs[0].Status.Conditions, resource.VMRunning) && s.Boots == nil
 	})
@@ -125,7 +125,7 @@ func TestFollowsBootSteps(t *testing.T) {
 	// host agent replaces the log, so the tray may read the earlier
 	// boot's (written two seconds and more before: the wait above) first;
 	// its steps must not show as this boot's.
-	d.SetVMConditions("default", "dev", daemontest.Condition(resource.VMRunning, "False", resource.ReasonStarting, "booting"))
+	d.SetVMConditions("default", "dev", paddocktest.Condition(resource.VMRunning, "False", resource.ReasonStarting, "booting"))
 	got.await(t, "the VM booting again", func(s menu.State) bool {
 		return len(s.VMs) == 1 && meta.FindStatusCondition(s.VMs[0].Status.Conditions, resource.VMRunning).Reason == resource.ReasonStarting
 	})
@@ -140,7 +140,7 @@ func TestFollowsBootSteps(t *testing.T) {
 	})
 
 	// A start that fails ends the following too.
-	d.SetVMConditions("default", "dev", daemontest.Condition(resource.VMRunning, "False", resource.ReasonStartFailed, "no SSH"))
+	d.SetVMConditions("default", "dev", paddocktest.Condition(resource.VMRunning, "False", resource.ReasonStartFailed, "no SSH"))
 	s = got.await(t, "no step once the start failed", func(s menu.State) bool { return len(s.VMs) == 1 && s.Boots == nil })
 	if m := menu.Build(s); find(m.Items, "dev — ") != "dev — Failed (StartFailed)" {
 		t.Errorf("Machines shows %q", find(m.Items, "dev — "))

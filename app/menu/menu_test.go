@@ -15,13 +15,13 @@ func cond(t, status, reason, msg string) metav1.Condition {
 	return metav1.Condition{Type: t, Status: metav1.ConditionStatus(status), Reason: reason, Message: msg}
 }
 
-func app(running bool, conds ...metav1.Condition) *resource.App {
-	a := &resource.App{Metadata: resource.ObjectMeta{Name: resource.AppName}}
-	a.Spec.Running = running
-	a.Spec.CPUs = 2
-	a.Spec.Memory = "4GiB"
-	a.Status.Conditions = conds
-	return a
+func newApp(running bool, conds ...metav1.Condition) *resource.App {
+	app := &resource.App{Metadata: resource.ObjectMeta{Name: resource.AppName}}
+	app.Spec.Running = running
+	app.Spec.CPUs = 2
+	app.Spec.Memory = "4GiB"
+	app.Status.Conditions = conds
+	return app
 }
 
 var (
@@ -61,40 +61,40 @@ func TestAppStates(t *testing.T) {
 		want   enabled
 	}{
 		{"no App yet", nil, "Stopped", IconStopped, enabled{start: true, settings: true}},
-		{"stopped", app(false, created, vmStopped, engineDown, settled), "Stopped", IconStopped, enabled{start: true, settings: true}},
-		{"asked to start, VM not created", app(true), "Starting… creating the VM", IconStarting, enabled{stop: true, settings: true}},
-		{"booting", app(true, created, vmStarting), "Starting… booting the VM", IconStarting, enabled{stop: true, settings: true}},
-		{"engine starting", app(true, created, vmStarted, engineDown), "Starting… starting moby", IconStarting, enabled{stop: true, settings: true}},
-		{"not settled", app(true, created, vmStarted, engineUp, cond(resource.AppSettled, "False", "RestartPending", "restarting with 4 CPUs")),
+		{"stopped", newApp(false, created, vmStopped, engineDown, settled), "Stopped", IconStopped, enabled{start: true, settings: true}},
+		{"asked to start, VM not created", newApp(true), "Starting… creating the VM", IconStarting, enabled{stop: true, settings: true}},
+		{"booting", newApp(true, created, vmStarting), "Starting… booting the VM", IconStarting, enabled{stop: true, settings: true}},
+		{"engine starting", newApp(true, created, vmStarted, engineDown), "Starting… starting moby", IconStarting, enabled{stop: true, settings: true}},
+		{"not settled", newApp(true, created, vmStarted, engineUp, cond(resource.AppSettled, "False", "RestartPending", "restarting with 4 CPUs")),
 			"Starting… restarting with 4 CPUs", IconStarting, enabled{stop: true, settings: true}},
-		{"running", app(true, created, vmStarted, engineUp, settled), "Running — moby, 2 CPUs, 4 GiB", IconRunning,
+		{"running", newApp(true, created, vmStarted, engineUp, settled), "Running — moby, 2 CPUs, 4 GiB", IconRunning,
 			enabled{stop: true, restart: true, settings: true, shell: true, context: true}},
-		{"stopping", app(false, created, vmStarted, engineUp), "Stopping…", IconStarting, enabled{start: true, settings: true}},
-		{"start failed", app(true, created, cond(resource.AppRunning, "False", resource.ReasonStartFailed, "qemu: no such file\nmore")),
+		{"stopping", newApp(false, created, vmStarted, engineUp), "Stopping…", IconStarting, enabled{start: true, settings: true}},
+		{"start failed", newApp(true, created, cond(resource.AppRunning, "False", resource.ReasonStartFailed, "qemu: no such file\nmore")),
 			"Failed: qemu: no such file", IconError, enabled{stop: true, restart: true, settings: true}},
-		{"create failed", app(true, cond(resource.AppCreated, "False", resource.ReasonCreateFailed, "")),
+		{"create failed", newApp(true, cond(resource.AppCreated, "False", resource.ReasonCreateFailed, "")),
 			"Failed: CreateFailed", IconError, enabled{stop: true, restart: true, settings: true}},
-		{"VM name taken", app(true, cond(resource.AppCreated, "False", "VMNameTaken", "VM paddock/app exists and is not the App's")),
+		{"VM name taken", newApp(true, cond(resource.AppCreated, "False", "VMNameTaken", "VM paddock/app exists and is not the App's")),
 			"Failed: VM paddock/app exists and is not the App's", IconError, enabled{stop: true, restart: true, settings: true}},
-		{"stop failed", app(false, created, cond(resource.AppRunning, "False", resource.ReasonStopFailed, "stuck")),
+		{"stop failed", newApp(false, created, cond(resource.AppRunning, "False", resource.ReasonStopFailed, "stuck")),
 			"Failed: stuck", IconError, enabled{start: true, settings: true}},
 		// A terminal start failure stays while spec.running is true: not
 		// "Starting"; Restart tries again (Start would change nothing).
-		{"start failed, still wanted, settled forwards it", app(true, created, cond(resource.AppRunning, "False", resource.ReasonStartFailed, "no SSH"),
+		{"start failed, still wanted, settled forwards it", newApp(true, created, cond(resource.AppRunning, "False", resource.ReasonStartFailed, "no SSH"),
 			engineDown, cond(resource.AppSettled, "False", resource.ReasonStartFailed, "no SSH")),
 			"Failed: no SSH", IconError, enabled{stop: true, restart: true, settings: true}},
-		{"stopped, still wanted", app(true, created, vmStopped, engineDown),
+		{"stopped, still wanted", newApp(true, created, vmStopped, engineDown),
 			"Stopped", IconStopped, enabled{stop: true, settings: true}},
-		{"template failed", app(true, cond(resource.AppCreated, "False", resource.ReasonTemplateFailed, "bad template"),
+		{"template failed", newApp(true, cond(resource.AppCreated, "False", resource.ReasonTemplateFailed, "bad template"),
 			cond(resource.AppSettled, "False", resource.ReasonTemplateFailed, "bad template")),
 			"Failed: bad template", IconError, enabled{stop: true, restart: true, settings: true}},
-		{"invalid change, VM running", app(true, created, vmStarted, engineUp, cond(resource.AppSettled, "False", resource.ReasonInvalidSpec, "too many CPUs")),
+		{"invalid change, VM running", newApp(true, created, vmStarted, engineUp, cond(resource.AppSettled, "False", resource.ReasonInvalidSpec, "too many CPUs")),
 			"Failed: too many CPUs", IconError, enabled{stop: true, restart: true, settings: true}},
-		{"restarting", app(true, created, cond(resource.AppRunning, "False", resource.ReasonReconciling, "")),
+		{"restarting", newApp(true, created, cond(resource.AppRunning, "False", resource.ReasonReconciling, "")),
 			"Starting… restarting the VM", IconStarting, enabled{stop: true, settings: true}},
-		{"created, not wanted", app(false, cond(resource.AppCreated, "False", "Creating", "")),
+		{"created, not wanted", newApp(false, cond(resource.AppCreated, "False", "Creating", "")),
 			"Stopped", IconStopped, enabled{start: true, settings: true}},
-		{"deleting", deleting(app(true, created, vmStarted, engineUp, settled)),
+		{"deleting", deleting(newApp(true, created, vmStarted, engineUp, settled)),
 			"Deleting…", IconStarting, enabled{}},
 	}
 	for _, c := range cases {
@@ -131,10 +131,10 @@ func TestAppStates(t *testing.T) {
 	}
 }
 
-func deleting(a *resource.App) *resource.App {
+func deleting(app *resource.App) *resource.App {
 	now := time.Now()
-	a.Metadata.DeletionTimestamp = &now
-	return a
+	app.Metadata.DeletionTimestamp = &now
+	return app
 }
 
 // The status line says the App's phase as the CLI reads it
@@ -145,15 +145,15 @@ func TestAppPhaseIsTheCLIs(t *testing.T) {
 		cli  string
 		tray Phase
 	}{
-		{app(true), resource.PhasePending, Starting},
-		{app(false), resource.PhasePending, Stopped},
-		{app(true, created, vmStarting), resource.PhaseStarting, Starting},
-		{app(true, created, vmStarted, engineDown), resource.PhaseStarting, Starting},
-		{app(true, created, vmStarted, engineUp, settled), resource.PhaseRunning, Running},
-		{app(false, created, vmStarted, engineUp), resource.PhaseStopping, Stopping},
-		{app(true, created, vmStopped), resource.PhaseStopped, Stopped},
-		{app(true, created, cond(resource.AppRunning, "False", resource.ReasonStartFailed, "x")), resource.PhaseFailed, Failed},
-		{deleting(app(true, created, vmStarted)), resource.PhaseTerminating, Deleting},
+		{newApp(true), resource.PhasePending, Starting},
+		{newApp(false), resource.PhasePending, Stopped},
+		{newApp(true, created, vmStarting), resource.PhaseStarting, Starting},
+		{newApp(true, created, vmStarted, engineDown), resource.PhaseStarting, Starting},
+		{newApp(true, created, vmStarted, engineUp, settled), resource.PhaseRunning, Running},
+		{newApp(false, created, vmStarted, engineUp), resource.PhaseStopping, Stopping},
+		{newApp(true, created, vmStopped), resource.PhaseStopped, Stopped},
+		{newApp(true, created, cond(resource.AppRunning, "False", resource.ReasonStartFailed, "x")), resource.PhaseFailed, Failed},
+		{deleting(newApp(true, created, vmStarted)), resource.PhaseTerminating, Deleting},
 	}
 	for _, c := range cases {
 		cli, _ := c.app.PhaseAndReason()
@@ -168,26 +168,26 @@ func TestAppPhaseIsTheCLIs(t *testing.T) {
 // the VM runs, the step no longer shows.
 func TestBootStepShows(t *testing.T) {
 	boots := map[string]string{VMKey(resource.DefaultAppNamespace, "app"): "waiting for SSH"}
-	a := app(true, created, vmStarting)
-	a.Spec.Namespace = resource.DefaultAppNamespace
-	if m := Build(State{DaemonUp: true, App: a, Boots: boots}); m.Status != "Starting… waiting for SSH" {
+	app := newApp(true, created, vmStarting)
+	app.Spec.Namespace = resource.DefaultAppNamespace
+	if m := Build(State{DaemonUp: true, App: app, Boots: boots}); m.Status != "Starting… waiting for SSH" {
 		t.Errorf("booting: %q", m.Status)
 	}
-	a.Status.Conditions = []metav1.Condition{created, vmStarted, engineDown}
-	if m := Build(State{DaemonUp: true, App: a, Boots: boots}); m.Status != "Starting… starting moby" {
+	app.Status.Conditions = []metav1.Condition{created, vmStarted, engineDown}
+	if m := Build(State{DaemonUp: true, App: app, Boots: boots}); m.Status != "Starting… starting moby" {
 		t.Errorf("booted: %q", m.Status)
 	}
-	a.Spec.Namespace = "elsewhere" // another VM's boot is not the App's
-	a.Status.Conditions = []metav1.Condition{created, vmStarting}
-	if m := Build(State{DaemonUp: true, App: a, Boots: boots}); m.Status != "Starting… booting the VM" {
+	app.Spec.Namespace = "elsewhere" // another VM's boot is not the App's
+	app.Status.Conditions = []metav1.Condition{created, vmStarting}
+	if m := Build(State{DaemonUp: true, App: app, Boots: boots}); m.Status != "Starting… booting the VM" {
 		t.Errorf("another VM's boot: %q", m.Status)
 	}
 }
 
 func TestContainerdHasNoDockerContext(t *testing.T) {
-	a := app(true, created, vmStarted, engineUp, settled)
-	a.Spec.ContainerEngine.Name = resource.EngineContainerd
-	m := Build(State{DaemonUp: true, App: a})
+	app := newApp(true, created, vmStarted, engineUp, settled)
+	app.Spec.ContainerEngine.Name = resource.EngineContainerd
+	m := Build(State{DaemonUp: true, App: app})
 	if m.Status != "Running — containerd, 2 CPUs, 4 GiB" || find(t, m.Items, LabelCopyContext).Enabled {
 		t.Fatalf("status %q, Copy Docker Context enabled %v", m.Status, find(t, m.Items, LabelCopyContext).Enabled)
 	}
@@ -196,7 +196,7 @@ func TestContainerdHasNoDockerContext(t *testing.T) {
 func TestDaemonDown(t *testing.T) {
 	for _, starting := range []bool{false, true} {
 		// What the tray last saw of the App must not show once the daemon is gone.
-		m := Build(State{StartingDaemon: starting, App: app(true, created, vmStarted, engineUp, settled)})
+		m := Build(State{StartingDaemon: starting, App: newApp(true, created, vmStarted, engineUp, settled)})
 		want := StatusDaemonDown
 		if starting {
 			want = StatusDaemonStarts
@@ -299,7 +299,7 @@ func TestMachines(t *testing.T) {
 }
 
 func TestLongFailureIsCut(t *testing.T) {
-	m := Build(State{DaemonUp: true, App: app(true, cond(resource.AppRunning, "False", resource.ReasonStartFailed, strings.Repeat("é", 200)))})
+	m := Build(State{DaemonUp: true, App: newApp(true, cond(resource.AppRunning, "False", resource.ReasonStartFailed, strings.Repeat("é", 200)))})
 	if n := len([]rune(m.Status)); n != len("Failed: ")+maxStatus {
 		t.Fatalf("status of %d characters: %q", n, m.Status)
 	}

@@ -23,8 +23,9 @@ import (
 	"paddock.dev/paddock/core/resource"
 )
 
-// AppID is the settings window's application ID, which names its settings.
-const AppID = "dev.paddock.tray"
+// fyneID is the settings window's application ID with Fyne, which names
+// where Fyne keeps the window's preferences.
+const fyneID = "dev.paddock.tray"
 
 // Options are what the window needs from the command that starts it.
 type Options struct {
@@ -46,17 +47,17 @@ func Run(opts Options) error {
 	if err != nil {
 		return err
 	}
-	a := fyneapp.NewWithID(AppID)
-	a.SetIcon(fyne.NewStaticResource("paddock.png", icon.App()))
+	gui := fyneapp.NewWithID(fyneID)
+	gui.SetIcon(fyne.NewStaticResource("paddock.png", icon.App()))
 	var out sync.Mutex
-	w := newWindow(a, func(patch []byte) (*resource.App, error) {
-		app, err := opts.Client.PatchApp(ctx, patch)
+	w := newWindow(gui, func(patch []byte) (*resource.App, error) {
+		patched, err := opts.Client.PatchApp(ctx, patch)
 		if err == nil {
 			out.Lock()
-			fmt.Fprintln(opts.Out, link.Applied(app.Metadata.Generation))
+			fmt.Fprintln(opts.Out, link.Applied(patched.Metadata.Generation))
 			out.Unlock()
 		}
-		return app, err
+		return patched, err
 	})
 	w.fill(app)
 	w.win.SetMaster() // closing it quits
@@ -69,7 +70,7 @@ func Run(opts Options) error {
 				w.do(func() { w.win.Show(); w.win.RequestFocus() })
 			}
 		}
-		w.do(a.Quit)
+		w.do(gui.Quit)
 	}()
 	followed := make(chan error, 1)
 	go func() {
@@ -77,7 +78,7 @@ func Run(opts Options) error {
 			Changed: func(s menu.State) { w.do(func() { w.update(s) }) }}
 		followed <- f.Run(ctx)
 	}()
-	a.Run()
+	gui.Run()
 	cancel()
 	if err := <-followed; !errors.Is(err, context.Canceled) {
 		return err

@@ -53,8 +53,8 @@ type field struct {
 	err   *widget.Label
 }
 
-func newWindow(a fyne.App, apply func([]byte) (*resource.App, error)) *settingsWindow {
-	w := &settingsWindow{win: a.NewWindow(Title), apply: apply, do: fyne.Do, fields: map[string]*field{}}
+func newWindow(gui fyne.App, apply func([]byte) (*resource.App, error)) *settingsWindow {
+	w := &settingsWindow{win: gui.NewWindow(Title), apply: apply, do: fyne.Do, fields: map[string]*field{}}
 	w.cpus = widget.NewEntry()
 	w.memory = widget.NewEntry()
 	w.disk = widget.NewEntry()
@@ -182,8 +182,8 @@ func (w *settingsWindow) applied(app *resource.App, err error) {
 }
 
 // revision is the store revision an App was read at.
-func revision(a *resource.App) int64 {
-	rv, _ := strconv.ParseInt(a.Metadata.ResourceVersion, 10, 64)
+func revision(app *resource.App) int64 {
+	rv, _ := strconv.ParseInt(app.Metadata.ResourceVersion, 10, 64)
 	return rv
 }
 
@@ -259,7 +259,7 @@ func currentApp(ctx context.Context, cl *client.Client) (*resource.App, error) {
 
 // applied reports whether the App settled for the change that gave it
 // generation gen.
-func applied(a *resource.App, gen int64) bool {
-	met, _ := wire.AppSettledTrue.Met(a.Status.Conditions, gen)
+func applied(app *resource.App, gen int64) bool {
+	met, _ := wire.AppSettledTrue.Met(app.Status.Conditions, gen)
 	return met
 }

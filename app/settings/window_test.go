@@ -13,15 +13,15 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
-	"paddock.dev/paddock/app/internal/daemontest"
 	"paddock.dev/paddock/app/live"
 	"paddock.dev/paddock/app/menu"
+	"paddock.dev/paddock/cmd/paddock/paddocktest"
 	"paddock.dev/paddock/core/resource"
 )
 
 type fixture struct {
 	t  *testing.T
-	d  *daemontest.Daemon
+	d  *paddocktest.Daemon
 	w  *settingsWindow
 	mu sync.Mutex // held by whoever uses the window
 }
@@ -37,7 +37,7 @@ func (f *fixture) ui(fn func()) {
 // driver, against a real API: it fills the window with the App and
 // follows the App while Apply's change takes effect.
 func open(t *testing.T) *fixture {
-	d := daemontest.New(t)
+	d := paddocktest.NewDaemon(t)
 	d.Start()
 	cl := d.Client()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -137,7 +137,7 @@ func TestSettingsApplyPatchesAndWaitsForSettled(t *testing.T) {
 		test.Tap(w.applyButton)
 	})
 	f.awaitText(w.status, "Applying…")
-	app := f.awaitApp(func(a *resource.App) bool { return a.Spec.Memory == "2GiB" })
+	app := f.awaitApp(func(app *resource.App) bool { return app.Spec.Memory == "2GiB" })
 	if app.Spec.Memory != "2GiB" || app.Spec.ContainerEngine.Name != resource.EngineContainerd || app.Spec.Disk != "64GiB" {
 		t.Fatalf("patch not applied as sent: %+v", app.Spec)
 	}
@@ -146,10 +146,10 @@ func TestSettingsApplyPatchesAndWaitsForSettled(t *testing.T) {
 			t.Error("no progress shown while the change takes effect")
 		}
 	})
-	f.d.SetAppConditions(daemontest.Condition(resource.AppSettled, "False", "Restarting", "the VM restarts into its new template"))
+	f.d.SetAppConditions(paddocktest.Condition(resource.AppSettled, "False", "Restarting", "the VM restarts into its new template"))
 	f.awaitText(w.status, "Applying… the VM restarts into its new template")
-	f.d.SetAppConditions(daemontest.Condition(resource.AppCreated, "True", "Created", ""), daemontest.Condition(resource.AppRunning, "False", resource.ReasonStopped, ""),
-		daemontest.Condition(resource.AppSettled, "True", "Stopped", "the VM is stopped"))
+	f.d.SetAppConditions(paddocktest.Condition(resource.AppCreated, "True", "Created", ""), paddocktest.Condition(resource.AppRunning, "False", resource.ReasonStopped, ""),
+		paddocktest.Condition(resource.AppSettled, "True", "Stopped", "the VM is stopped"))
 	f.awaitText(w.status, "Applied.")
 	f.ui(func() {
 		if w.progress.Visible() || w.applyButton.Disabled() {

@@ -44,7 +44,7 @@ func TestTrayEndToEnd(t *testing.T) {
 	}
 	release := holdFile(t, e.template)
 	m.click(items, menu.LabelStart)
-	e.awaitApp(func(a *resource.App) bool { return a.Spec.Running })
+	e.awaitApp(func(app *resource.App) bool { return app.Spec.Running })
 	// The status line follows the App from Starting to where the start
 	// ends: here, once the daemon has read the image's template, a
 	// failure to get the guest image.

@@ -120,33 +120,33 @@ func (t *Tray) refresh() {
 // click runs an item's action. A host may send clicks for items it shows
 // disabled (over D-Bus any item can be clicked), so an action that is not
 // enabled in the current menu is ignored.
-func (t *Tray) click(a menu.Action) {
+func (t *Tray) click(action menu.Action) {
 	t.mu.Lock()
-	ok := t.shown != nil && enabled(t.shown.Items, a)
+	ok := t.shown != nil && enabled(t.shown.Items, action)
 	t.mu.Unlock()
 	if !ok {
-		t.opts.Log.Info("ignored a click on a disabled item", "action", a)
+		t.opts.Log.Info("ignored a click on a disabled item", "action", action)
 		return
 	}
-	if a.Do == menu.DoQuit {
+	if action.Do == menu.DoQuit {
 		t.host.Quit()
 		return
 	}
-	go t.run(a)
+	go t.run(action)
 }
 
-func enabled(items []menu.Item, a menu.Action) bool {
+func enabled(items []menu.Item, action menu.Action) bool {
 	return slices.ContainsFunc(items, func(it menu.Item) bool {
-		return (it.Enabled && it.Action == a) || enabled(it.Children, a)
+		return (it.Enabled && it.Action == action) || enabled(it.Children, action)
 	})
 }
 
 // run does an action that talks to the daemon or the OS, off the tray's
 // D-Bus connection; a failure becomes a notification, since a tray has no
 // terminal.
-func (t *Tray) run(a menu.Action) {
+func (t *Tray) run(action menu.Action) {
 	var err error
-	switch a.Do {
+	switch action.Do {
 	case menu.DoStart:
 		err = t.setRunning(true)
 	case menu.DoStop:
@@ -154,11 +154,11 @@ func (t *Tray) run(a menu.Action) {
 	case menu.DoRestart:
 		err = t.restart()
 	case menu.DoStartVM:
-		_, err = t.opts.Client.VMAction(t.ctx, a.Namespace, a.Name, "start", client.NoWait)
+		_, err = t.opts.Client.VMAction(t.ctx, action.Namespace, action.Name, "start", client.NoWait)
 	case menu.DoStopVM:
-		_, err = t.opts.Client.VMAction(t.ctx, a.Namespace, a.Name, "stop", client.NoWait)
+		_, err = t.opts.Client.VMAction(t.ctx, action.Namespace, action.Name, "stop", client.NoWait)
 	case menu.DoRestartVM:
-		_, err = t.opts.Client.VMAction(t.ctx, a.Namespace, a.Name, "restart", client.NoWait)
+		_, err = t.opts.Client.VMAction(t.ctx, action.Namespace, action.Name, "restart", client.NoWait)
 	case menu.DoSettings:
 		err = t.showSettings()
 	case menu.DoOpenShell:
@@ -171,7 +171,7 @@ func (t *Tray) run(a menu.Action) {
 		err = t.startDaemon()
 	}
 	if err != nil {
-		t.opts.Log.Warn("tray action failed", "action", a, "err", err)
+		t.opts.Log.Warn("tray action failed", "action", action, "err", err)
 		t.desk.Notify("Paddock", err.Error())
 	}
 }

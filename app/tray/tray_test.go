@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"paddock.dev/paddock/app/icon"
-	"paddock.dev/paddock/app/internal/daemontest"
 	"paddock.dev/paddock/app/menu"
 	"paddock.dev/paddock/app/settings/link"
+	"paddock.dev/paddock/cmd/paddock/paddocktest"
 	"paddock.dev/paddock/core/instance"
 	"paddock.dev/paddock/core/resource"
 )
@@ -99,14 +99,14 @@ func (d *recordingDesktop) OpenDir(dir string) error {
 
 type fixture struct {
 	t    *testing.T
-	d    *daemontest.Daemon
+	d    *paddocktest.Daemon
 	tray *Tray
 	host *recordingHost
 	desk *recordingDesktop
 }
 
 func newFixture(t *testing.T) *fixture {
-	d := daemontest.New(t)
+	d := paddocktest.NewDaemon(t)
 	d.Start()
 	h := &recordingHost{}
 	desk := &recordingDesktop{notes: make(chan note, 10)}
@@ -175,7 +175,7 @@ func (f *fixture) awaitNote() note {
 	}
 }
 
-func (f *fixture) app0() *resource.App {
+func (f *fixture) app() *resource.App {
 	f.t.Helper()
 	obj, err := f.d.Client().Get(context.Background(), resource.KindApp, "", resource.AppName)
 	if err != nil {
@@ -194,15 +194,15 @@ func TestStartFromTheMenu(t *testing.T) {
 	f.click(menu.LabelStop)
 	f.click(menu.LabelStart)
 	m := f.await("Starting… creating the VM")
-	if !f.app0().Spec.Running {
+	if !f.app().Spec.Running {
 		t.Fatal("Start did not set spec.running")
 	}
 	if item(m, menu.LabelStart).Enabled || !item(m, menu.LabelStop).Enabled {
 		t.Errorf("after Start: Start enabled %v, Stop enabled %v", item(m, menu.LabelStart).Enabled, item(m, menu.LabelStop).Enabled)
 	}
 
-	f.d.SetAppConditions(daemontest.Condition(resource.AppCreated, "True", "Created", ""), daemontest.Condition(resource.AppRunning, "True", "Started", ""),
-		daemontest.Condition(resource.AppContainerEngineReady, "True", "Connected", ""), daemontest.Condition(resource.AppSettled, "True", "Running", ""))
+	f.d.SetAppConditions(paddocktest.Condition(resource.AppCreated, "True", "Created", ""), paddocktest.Condition(resource.AppRunning, "True", "Started", ""),
+		paddocktest.Condition(resource.AppContainerEngineReady, "True", "Connected", ""), paddocktest.Condition(resource.AppSettled, "True", "Running", ""))
 	f.await("Running — moby, 2 CPUs, 4 GiB")
 	if n := f.awaitNote(); n.title != "Paddock is running" || n.body != "moby, 2 CPUs, 4 GiB" {
 		t.Errorf("notification %q: %q", n.title, n.body)
@@ -237,7 +237,7 @@ func TestStartFromTheMenu(t *testing.T) {
 
 	f.click(menu.LabelStop)
 	f.await("Stopping…")
-	f.d.SetAppConditions(daemontest.Condition(resource.AppRunning, "False", resource.ReasonStartFailed, "qemu: cannot allocate memory"))
+	f.d.SetAppConditions(paddocktest.Condition(resource.AppRunning, "False", resource.ReasonStartFailed, "qemu: cannot allocate memory"))
 	f.await("Failed: qemu: cannot allocate memory")
 	if n := f.awaitNote(); n.title != "Paddock failed" || n.body != "qemu: cannot allocate memory" {
 		t.Errorf("notification %q: %q", n.title, n.body)
@@ -284,8 +284,8 @@ func TestAppliedSettingsAreAnnounced(t *testing.T) {
 		t.Fatal("the window's report does not parse")
 	}
 	f.tray.expect(g)
-	f.d.SetAppConditions(daemontest.Condition(resource.AppCreated, "True", "Created", ""), daemontest.Condition(resource.AppRunning, "False", resource.ReasonStopped, ""),
-		daemontest.Condition(resource.AppSettled, "True", "Stopped", "the VM is stopped"))
+	f.d.SetAppConditions(paddocktest.Condition(resource.AppCreated, "True", "Created", ""), paddocktest.Condition(resource.AppRunning, "False", resource.ReasonStopped, ""),
+		paddocktest.Condition(resource.AppSettled, "True", "Stopped", "the VM is stopped"))
 	if n := f.awaitNote(); n.title != "Paddock stopped" {
 		t.Errorf("notification %q: %q", n.title, n.body)
 	}
@@ -303,16 +303,16 @@ func TestStatusLineFollowsTheBoot(t *testing.T) {
 	if _, err := cl.PatchApp(ctx, []byte(`{"spec":{"running":true}}`)); err != nil {
 		t.Fatal(err)
 	}
-	a := f.app0()
-	ns := a.Spec.Namespace
-	owner := resource.OwnerReference{Kind: resource.KindApp.Name, Name: resource.AppName, UID: a.Metadata.UID, Controller: true}
+	app := f.app()
+	ns := app.Spec.Namespace
+	owner := resource.OwnerReference{Kind: resource.KindApp.Name, Name: resource.AppName, UID: app.Metadata.UID, Controller: true}
 	vm := &resource.VM{TypeMeta: resource.TypeMeta{APIVersion: resource.APIVersion, Kind: "VM"},
 		Metadata: resource.ObjectMeta{Name: "app", Namespace: ns, OwnerReferences: []resource.OwnerReference{owner}}, Spec: resource.VMSpec{Running: true, TemplateRef: "app-template"}}
 	if _, err := cl.Create(ctx, vm); err != nil {
 		t.Fatal(err)
 	}
-	starting := daemontest.Condition(resource.VMRunning, "False", resource.ReasonStarting, "booting")
-	created := daemontest.Condition(resource.VMCreated, "True", resource.ReasonCreated, "")
+	starting := paddocktest.Condition(resource.VMRunning, "False", resource.ReasonStarting, "booting")
+	created := paddocktest.Condition(resource.VMCreated, "True", resource.ReasonCreated, "")
 	f.d.SetVMConditions(ns, "app", created, starting)
 	f.d.SetAppConditions(created, starting)
 	f.await("Starting… booting the VM")
@@ -324,9 +324,9 @@ func TestStatusLineFollowsTheBoot(t *testing.T) {
 		t.Errorf("the Machines submenu does not show the boot: %+v", item(m, menu.LabelMachines).Children)
 	}
 
-	failed := daemontest.Condition(resource.VMRunning, "False", resource.ReasonStartFailed, "SSH never came up")
+	failed := paddocktest.Condition(resource.VMRunning, "False", resource.ReasonStartFailed, "SSH never came up")
 	f.d.SetVMConditions(ns, "app", failed)
-	f.d.SetAppConditions(failed, daemontest.Condition(resource.AppSettled, "False", resource.ReasonStartFailed, "SSH never came up"))
+	f.d.SetAppConditions(failed, paddocktest.Condition(resource.AppSettled, "False", resource.ReasonStartFailed, "SSH never came up"))
 	m = f.await("Failed: SSH never came up")
 	if item(m, menu.LabelStart).Enabled || !item(m, menu.LabelStop).Enabled || !item(m, menu.LabelRestart).Enabled {
 		t.Errorf("a failed start: Start %v Stop %v Restart %v; want Stop and Restart",

@@ -1,10 +1,12 @@
-// Package paddocktest serves the tests that exec the real paddock binary:
-// it builds the binary and paddock-lima, the Lima helper the daemon runs
-// (for the CLI's tests, and the client library's autostart tests, which
-// start the real daemon; the driver's tests build the helper alone), and
-// reads the memory and
-// wakeups of the processes those tests start (the daemon's, the tray's and
-// QEMU's benchmarks).
+// Package paddocktest holds what the tests of several packages need to meet
+// a real daemon. For the tests that exec the real paddock binary (the CLI's,
+// the client library's autostart tests, which start the real daemon, and
+// the driver's, which need paddock-lima alone) it builds paddock and
+// paddock-lima, the Lima helper the daemon runs; for the benchmarks of the
+// processes those tests start (the daemon's, the tray's, QEMU's) it reads
+// their memory and wakeups. For the tests of the desktop program (the tray,
+// the settings window, their follower of the daemon) it serves the daemon's
+// API inside the test, with the test in the controllers' place (Daemon).
 package paddocktest
 
 import (

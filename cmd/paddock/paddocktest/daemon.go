@@ -1,9 +1,4 @@
-// Package daemontest runs the daemon's real API over a real SQLite store
-// on a real Unix socket inside a test, without controllers or machines: the
-// test plays the controllers' part by writing status, and the host agents'
-// by writing their logs, which the API serves. It is for the tray's tests
-// only.
-package daemontest
+package paddocktest
 
 import (
 	"context"
@@ -25,8 +20,11 @@ import (
 	"paddock.dev/paddock/core/store/gormstore"
 )
 
-// Daemon is the API a test can stop and start again, as a daemon restart
-// would.
+// Daemon is the daemon's real API over a real SQLite store on a real Unix
+// socket, served inside the test, without controllers or machines: the test
+// plays the controllers' part by writing status, and the host agents' by
+// writing their logs, which the API serves. The test can stop it and start
+// it again, as a daemon restart would.
 type Daemon struct {
 	t      testing.TB
 	Socket string
@@ -35,8 +33,8 @@ type Daemon struct {
 	logs   hostLogs
 }
 
-// New returns a daemon that is not started yet.
-func New(t testing.TB) *Daemon {
+// NewDaemon returns a daemon that is not started yet.
+func NewDaemon(t testing.TB) *Daemon {
 	t.Helper()
 	// Not t.TempDir: socket paths are length-limited.
 	dir, err := os.MkdirTemp("", "pdtray")
