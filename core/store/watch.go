@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -26,14 +27,21 @@ const (
 // of their objects: a watcher that falls further behind is ended with
 // ErrWatchTooSlow and resumes from the last revision it received, as any
 // watcher may. Writers never wait for a watcher. The listing or replay a
-// watch starts with is not queued: it is read as the watcher asks for it.
+// watch starts with is not queued: it is read as the watcher asks for it,
+// while the live events that come meanwhile wait in this bound.
 const MaxPendingBytes = 32 << 20
 
 // eventOverhead is what one queued event costs besides its object.
 const eventOverhead = 128
 
-// ErrWatchTooSlow ends a watch whose reader fell too far behind.
-var ErrWatchTooSlow = errors.New("watch ended: the reader fell too far behind; resume from the last revision received")
+// ErrWatchTooSlow ends a watch whose reader fell too far behind: more
+// than MaxPendingBytes of new events waited for it.
+var ErrWatchTooSlow = fmt.Errorf("watch ended: more than %d MiB of new events waited for the reader; resume from the last revision received", MaxPendingBytes>>20)
+
+// ErrReplayTrimmed ends a watch whose replay of the event log was
+// overtaken by the log's trimming: the events it was to replay next are
+// gone, and a resume would answer Gone.
+var ErrReplayTrimmed = errors.New("watch ended: the events it was replaying left the event log, which keeps a bounded number; list again and watch from the list's resourceVersion")
 
 // ErrWatchClosed ends a watch when the store closes.
 var ErrWatchClosed = errors.New("watch ended: the store is closing")
@@ -47,6 +55,12 @@ type Event struct {
 	// Object is the object's JSON after the change (for DELETED, its last
 	// state); nil for a BOOKMARK.
 	Object []byte
+	// Superseded marks an object a backlog leaves out, Key alone set: it
+	// changed after the backlog's revision, and its state then is no
+	// longer stored. The watcher sends its first live event in its place,
+	// a MODIFIED as ADDED, and drops a DELETED of it, which the watcher's
+	// client never saw.
+	Superseded bool
 }
 
 func (ev Event) size() int { return len(ev.Object) + eventOverhead }
@@ -67,6 +81,9 @@ type Watcher struct {
 
 	backlog Backlog // nil once drained
 	batch   []Event // the backlog's current batch
+	// superseded holds the keys the backlog left out whose first live
+	// event stands in for them.
+	superseded map[resource.Key]struct{}
 
 	mu           sync.Mutex
 	pending      []Event
@@ -86,6 +103,13 @@ func (w *Watcher) Next(ctx context.Context) (Event, error) {
 			ev := w.batch[0]
 			w.batch[0] = Event{}
 			w.batch = w.batch[1:]
+			if ev.Superseded {
+				if w.superseded == nil {
+					w.superseded = map[resource.Key]struct{}{}
+				}
+				w.superseded[ev.Key] = struct{}{}
+				continue
+			}
 			if ev.Type == Bookmark || w.match(ev.Key, labels.Set(ev.Labels)) {
 				return ev, nil
 			}
@@ -111,7 +135,10 @@ func (w *Watcher) Next(ctx context.Context) (Event, error) {
 			w.pending = w.pending[1:]
 			w.pendingBytes -= ev.size()
 			w.mu.Unlock()
-			return ev, nil
+			if ev, ok := w.standIn(ev); ok {
+				return ev, nil
+			}
+			continue
 		}
 		err := w.err
 		w.mu.Unlock()
@@ -124,6 +151,22 @@ func (w *Watcher) Next(ctx context.Context) (Event, error) {
 			return Event{}, ctx.Err()
 		}
 	}
+}
+
+// standIn returns the live event ev as the watcher sends it: the first
+// event of an object the backlog left out stands in for it.
+func (w *Watcher) standIn(ev Event) (Event, bool) {
+	if _, ok := w.superseded[ev.Key]; !ok {
+		return ev, true
+	}
+	delete(w.superseded, ev.Key)
+	switch ev.Type {
+	case Modified:
+		ev.Type = Added
+	case Deleted:
+		return Event{}, false
+	}
+	return ev, true
 }
 
 func (w *Watcher) ended() error {

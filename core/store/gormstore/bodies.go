@@ -104,8 +104,10 @@ type state struct {
 }
 
 // statesAt returns the states of kind's objects at the revisions revs,
-// which increase, in their order, or errSnapshotGone. A state is read from
-// the objects table while it is current, else from the event log.
+// which increase, in their order. A state is read from the objects table
+// while it is current, else from the event log; one in neither (the
+// object changed since, and the log was trimmed past that state) has no
+// JSON.
 func (s *DB) statesAt(ctx context.Context, kind string, revs []int64) ([]state, error) {
 	out := make([]state, len(revs))
 	if len(revs) == 0 {
@@ -142,7 +144,7 @@ func (s *DB) statesAt(ctx context.Context, kind string, revs []int64) ([]state, 
 		st := &out[i]
 		err := s.reads.logged.QueryRowContext(ctx, rev).Scan(&st.namespace, &st.name, &st.raw)
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, errSnapshotGone
+			continue
 		}
 		if err != nil {
 			return nil, s.readError(ctx, "read the event log", err)

@@ -189,11 +189,12 @@ func sortByRevision(items []item) {
 	sort.Slice(items, func(i, j int) bool { return items[i].revision < items[j].revision })
 }
 
-// listed is an object of a watch's listing: the revision of its state
-// when listed, and its labels then. The rest is read with its JSON.
+// listed is an object of a watch's listing: its index key, the revision
+// of its state when listed, and its labels then. The rest is read with
+// its JSON.
 type listed struct {
-	revision int64
-	labels   labelSet
+	key string
+	entry
 }
 
 // listing returns the objects of kind that match, by the revision of their
@@ -201,11 +202,15 @@ type listed struct {
 // increase.
 func (x *index) listing(match store.Matcher, kind string) []listed {
 	var out []listed
-	for _, e := range x.matching(match, kind) {
+	for key, e := range x.byKind[kind] {
+		nn := splitKey(key)
+		if !match(resource.Key{Kind: kind, Namespace: nn.namespace, Name: nn.name}, e.labels) {
+			continue
+		}
 		if out == nil {
 			out = make([]listed, 0, len(x.byKind[kind]))
 		}
-		out = append(out, listed(e))
+		out = append(out, listed{key: key, entry: e})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].revision < out[j].revision })
 	return out

@@ -84,6 +84,9 @@ func (s *DB) listRaw(ctx context.Context, kind string, items []item) ([][]byte, 
 		return nil, err
 	}
 	for i := range items {
+		if states[i].raw == nil {
+			return nil, errSnapshotGone
+		}
 		items[i].raw = states[i].raw
 	}
 	sortByName(items)
@@ -505,9 +508,10 @@ func (s *DB) Watch(ctx context.Context, opts store.WatchOptions) (*store.Watcher
 const listingBatch = 256
 
 // listing yields an ADDED event per object of kind items name, in their
-// order, with the object as it was when they were listed. If an object
-// changed since and its earlier state left the event log, the watch ends:
-// resuming from the last revision it delivered replays the rest.
+// order, with the object as it was when they were listed. An object that
+// changed since, and whose earlier state left the event log, is passed as
+// superseded: its first live event, which the watcher holds, stands in
+// for it.
 func (s *DB) listing(kind string, items []listed) store.Backlog {
 	var lastLabels labelSet
 	var lastMap map[string]string
@@ -523,9 +527,6 @@ func (s *DB) listing(kind string, items []listed) store.Backlog {
 			revs[i] = it.revision
 		}
 		states, err := s.statesAt(ctx, kind, revs[:n])
-		if errors.Is(err, errSnapshotGone) {
-			return nil, store.ErrWatchTooSlow
-		}
 		if err != nil {
 			return nil, err
 		}
@@ -537,6 +538,11 @@ func (s *DB) listing(kind string, items []listed) store.Backlog {
 				lastLabels, lastMap = it.labels, it.labels.Map()
 			}
 			st := states[i]
+			if st.raw == nil {
+				nn := splitKey(it.key)
+				batch[i] = store.Event{Key: resource.Key{Kind: kind, Namespace: nn.namespace, Name: nn.name}, Superseded: true}
+				continue
+			}
 			key := resource.Key{Kind: kind, Namespace: st.namespace, Name: st.name}
 			batch[i] = store.Event{Type: store.Added, Revision: it.revision, Key: key, Labels: lastMap, Object: st.raw}
 			read += len(st.raw)
@@ -552,8 +558,9 @@ const replayBatch = 16
 
 // replay yields every logged event of kind after revision from up to
 // revision to, read a batch at a time. If the log is trimmed past the
-// next event to read, the watch ends: resuming from the last revision it
-// delivered then fails with Gone, and the watcher lists again.
+// next event to read, the watch ends with ErrReplayTrimmed: resuming
+// from the last revision it delivered would fail with Gone, and the
+// watcher lists again.
 func (s *DB) replay(kind string, from, to int64) store.Backlog {
 	return func(ctx context.Context) ([]store.Event, error) {
 		if from >= to {
@@ -566,7 +573,7 @@ func (s *DB) replay(kind string, from, to int64) store.Backlog {
 			return nil, s.storageError(ctx, "read the event log", err)
 		}
 		if from < s.oldest.Load()-1 {
-			return nil, store.ErrWatchTooSlow
+			return nil, store.ErrReplayTrimmed
 		}
 		out := make([]store.Event, len(rows))
 		for i, r := range rows {

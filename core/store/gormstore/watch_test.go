@@ -235,32 +235,91 @@ func TestWatchListingIsASnapshot(t *testing.T) {
 	}
 }
 
-// If an object changes while a listing is read and the event log no longer
-// holds the state the listing saw, the watch ends, telling the watcher to
-// resume from the last revision it received.
-func TestWatchListingEndsWhenItsSnapshotLeftTheLog(t *testing.T) {
+// A listing goes on while the objects it lists change, however far the
+// event log was trimmed past the states it saw (it once ended as if its
+// reader were too slow): an object whose listed state is gone is sent
+// once, as ADDED, by its first change, and one deleted meanwhile is not
+// sent at all. Ids only increase, and the watcher ends at the objects
+// there are.
+func TestWatchListingGoesOnWhileItsObjectsChange(t *testing.T) {
 	cfg := config(t, storetest.Database(t))
-	cfg.EventRetention = 1
+	cfg.EventRetention = 10
 	s, err := gormstore.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	ctx := context.Background()
-	mustCreate(t, s, configMap("default", "a", nil))
+	const n = 600
+	for i := range n {
+		mustCreate(t, s, configMap("default", fmt.Sprintf("cm-%03d", i), nil))
+	}
 	w, err := s.Watch(ctx, cmWatch)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	key := resource.Key{Kind: "ConfigMap", Namespace: "default", Name: "a"}
-	// Enough writes for the log to be trimmed to the newest.
-	for i := range 300 {
-		if _, err := s.Patch(ctx, key, fmt.Appendf(nil, `{"data":{"i":"%d"}}`, i)); err != nil {
+	first := nextEvent(t, w)
+	// Every object changes twice, the last ten are deleted, and enough
+	// writes follow for the log to keep none of the listed states.
+	for round := range 2 {
+		for i := range n {
+			key := resource.Key{Kind: "ConfigMap", Namespace: "default", Name: fmt.Sprintf("cm-%03d", i)}
+			if _, err := s.Patch(ctx, key, fmt.Appendf(nil, `{"data":{"round":"%d"}}`, round)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for i := n - 10; i < n; i++ {
+		if _, err := s.Delete(ctx, resource.Key{Kind: "ConfigMap", Namespace: "default", Name: fmt.Sprintf("cm-%03d", i)}, store.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := w.Next(ctx); !errors.Is(err, store.ErrWatchTooSlow) {
-		t.Fatalf("the listing of a state no longer kept answered %v, want %v", err, store.ErrWatchTooSlow)
+	mustCreate(t, s, configMap("default", "last", nil))
+
+	state := map[string]string{first.Key.Name: string(first.Object)}
+	last := first.Revision
+	for {
+		ev := nextEvent(t, w)
+		if ev.Type != store.Bookmark {
+			if ev.Revision <= last {
+				t.Fatalf("id %d after %d: ids must only increase", ev.Revision, last)
+			}
+			last = ev.Revision
+		}
+		name := ev.Key.Name
+		switch ev.Type {
+		case store.Added:
+			if _, ok := state[name]; ok {
+				t.Fatalf("%s ADDED twice", name)
+			}
+			state[name] = string(ev.Object)
+		case store.Modified:
+			if _, ok := state[name]; !ok {
+				t.Fatalf("%s MODIFIED before it was ADDED", name)
+			}
+			state[name] = string(ev.Object)
+		case store.Deleted:
+			if _, ok := state[name]; !ok {
+				t.Fatalf("%s DELETED but never ADDED", name)
+			}
+			delete(state, name)
+		}
+		if name == "last" {
+			break
+		}
+	}
+	objs, _, err := s.List(ctx, cmWatch.ListOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(state) != len(objs) {
+		t.Fatalf("the watcher holds %d objects, the store %d", len(state), len(objs))
+	}
+	for _, obj := range objs {
+		cm := obj.(*resource.ConfigMap)
+		if cm.Metadata.Name != "last" && !strings.Contains(state[cm.Metadata.Name], `"round":"1"`) {
+			t.Fatalf("the watcher holds %s as %s, want its last state", cm.Metadata.Name, state[cm.Metadata.Name])
+		}
 	}
 }
