@@ -15,6 +15,7 @@ import (
 
 	"paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/atomicfile"
+	"paddock.dev/paddock/core/instance"
 	"paddock.dev/paddock/core/resource"
 )
 
@@ -45,8 +46,8 @@ var _ app.HostContext = Context{}
 
 // NameFor is the context name of an instance: paddock for the default
 // instance, paddock-NAME for others.
-func NameFor(instanceName, defaultInstance string) string {
-	if instanceName == defaultInstance {
+func NameFor(instanceName string) string {
+	if instanceName == instance.Default {
 		return "paddock"
 	}
 	return "paddock-" + instanceName

@@ -102,7 +102,7 @@ func TestAContextThatAnswersStaysCurrent(t *testing.T) {
 	if got := readJSON(t, filepath.Join(c.ConfigDir, "config.json"))["currentContext"]; got != "mine" {
 		t.Fatalf("current after switching to containerd = %v", got)
 	}
-	if !strings.HasPrefix(NameFor("x", "default"), "paddock-") || NameFor("default", "default") != "paddock" {
+	if !strings.HasPrefix(NameFor("x"), "paddock-") || NameFor("default") != "paddock" {
 		t.Fatal("NameFor")
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/lima-vm/lima/pkg/limayaml"
 
+	"paddock.dev/paddock/core/instance"
 	"paddock.dev/paddock/platform/hostcheck"
 )
 
@@ -27,4 +28,12 @@ func Parts(exe string) []hostcheck.Part {
 		agent.Fix = "reinstall Paddock's package; for a paddock built from source, " + buildGuestAgentFix
 	}
 	return []hostcheck.Part{helper, agent}
+}
+
+// CheckOptions points the host check at instance p's directories that
+// grow (its data and its VMs' disks) and at the programs that the paddock
+// binary exe runs VMs with: what `paddock doctor` and the daemon's host
+// report check alike.
+func CheckOptions(p instance.Paths, exe string) hostcheck.Options {
+	return hostcheck.Options{Dirs: []string{p.Dir, p.LimaHome}, Parts: Parts(exe)}
 }

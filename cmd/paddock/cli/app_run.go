@@ -12,6 +12,7 @@ import (
 
 	"paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/platform/dockercontext"
 )
 
 func newAppStatusCmd(c *cli) *cobra.Command {
@@ -55,7 +56,7 @@ func newAppStatusCmd(c *cli) *cobra.Command {
 			line("Engine", engine+": "+state(resource.AppContainerEngineReady))
 			line("Socket", app.EngineSocket(p.ShortDir, engine))
 			if engine == resource.EngineMoby {
-				line("Context", dockerContextName(p)+" (or: paddock run docker ...)")
+				line("Context", dockercontext.NameFor(p.Instance)+" (or: paddock run docker ...)")
 			}
 			line("Sizes", fmt.Sprintf("%d CPUs, %s memory, %s disk", a.Spec.CPUs, a.Spec.Memory, a.Spec.Disk))
 			accel := "unknown until it runs"
@@ -113,7 +114,7 @@ code is this one's.`,
 					env = append(env, kv)
 				}
 			}
-			env = append(env, "DOCKER_CONTEXT="+dockerContextName(p),
+			env = append(env, "DOCKER_CONTEXT="+dockercontext.NameFor(p.Instance),
 				"CONTAINERD_ADDRESS="+app.EngineSocket(p.ShortDir, resource.EngineContainerd))
 			child := exec.CommandContext(cmd.Context(), args[0], args[1:]...)
 			child.Env, child.Stdin, child.Stdout, child.Stderr = env, os.Stdin, c.stdout, c.stderr

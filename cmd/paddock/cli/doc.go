@@ -1,5 +1,6 @@
-// Package cli holds the paddock command's cobra commands: the CLI, which
-// is a client of the daemon's REST API, and the commands that start the
-// daemon and the helpers it runs. Run is the whole program; package main
-// only calls it.
+// Package cli holds the paddock command's cobra commands: the CLI, a
+// client of the daemon's REST API (api/client), and `paddock serve`, which
+// runs the daemon that package daemon assembles. Run is the whole CLI;
+// package main calls it after package argv0 had its chance to become a
+// helper.
 package cli

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddock.dev/paddock/core/buildinfo"
-	"paddock.dev/paddock/core/instance"
 	"paddock.dev/paddock/platform/host"
 	"paddock.dev/paddock/platform/hostcheck"
 	"paddock.dev/paddock/platform/lima"
@@ -46,7 +45,7 @@ guests emulated without KVM, leave it 0), 1 otherwise.`,
 			if err != nil {
 				return err
 			}
-			r := host.Current().Check(cmd.Context(), hostCheckOptions(p, exe))
+			r := host.Current().Check(cmd.Context(), lima.CheckOptions(p, exe))
 			if output == "json" {
 				enc := json.NewEncoder(c.stdout)
 				enc.SetIndent("", "  ")
@@ -64,13 +63,6 @@ guests emulated without KVM, leave it 0), 1 otherwise.`,
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table or json")
 	return cmd
-}
-
-// hostCheckOptions points the host check at the instance's directories
-// that grow (its data and its VMs' disks) and at the programs that the
-// paddock binary exe runs VMs with.
-func hostCheckOptions(p instance.Paths, exe string) hostcheck.Options {
-	return hostcheck.Options{Dirs: []string{p.Dir, p.LimaHome}, Parts: lima.Parts(exe)}
 }
 
 func printHostReport(c *cli, r hostcheck.Report) error {

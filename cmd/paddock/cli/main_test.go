@@ -110,8 +110,8 @@ func (e *env) path(key string) string {
 	return strings.TrimSpace(e.mustRun("service", "paths", key))
 }
 
-// daemon is a running `paddock serve`.
-type daemon struct {
+// runningDaemon is a running `paddock serve`.
+type runningDaemon struct {
 	cmd    *exec.Cmd
 	log    *bytes.Buffer
 	exited chan error
@@ -119,11 +119,11 @@ type daemon struct {
 }
 
 // serve starts `paddock serve` in the foreground and waits until it is ready.
-func (e *env) serve(args ...string) *daemon {
+func (e *env) serve(args ...string) *runningDaemon {
 	e.t.Helper()
 	cmd := exec.Command(e.binary(), append([]string{"serve"}, args...)...)
 	cmd.Env = e.environ()
-	d := &daemon{cmd: cmd, log: &bytes.Buffer{}, exited: make(chan error, 1)}
+	d := &runningDaemon{cmd: cmd, log: &bytes.Buffer{}, exited: make(chan error, 1)}
 	cmd.Stderr = d.log
 	if err := cmd.Start(); err != nil {
 		e.t.Fatal(err)
@@ -156,7 +156,7 @@ func (e *env) serve(args ...string) *daemon {
 }
 
 // stop sends sig and returns the exit code.
-func (d *daemon) stop(t testing.TB, sig syscall.Signal) int {
+func (d *runningDaemon) stop(t testing.TB, sig syscall.Signal) int {
 	t.Helper()
 	d.cmd.Process.Signal(sig)
 	select {

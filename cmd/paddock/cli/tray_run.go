@@ -13,6 +13,7 @@ import (
 	"paddock.dev/paddock/api/client"
 	"paddock.dev/paddock/app/tray"
 	"paddock.dev/paddock/core/buildinfo"
+	"paddock.dev/paddock/platform/dockercontext"
 )
 
 // runTray shows the tray until the user quits it. The tray needs no cgo
@@ -40,7 +41,7 @@ func (c *cli) runTray(cmd *cobra.Command) error {
 		Instance:           c.instance,
 		Executable:         exe,
 		SettingsExecutable: settingsExecutable(exe),
-		DockerContext:      dockerContextName(p),
+		DockerContext:      dockercontext.NameFor(p.Instance),
 		StartDaemon: func(ctx context.Context) error {
 			return c.startDaemonFor(ctx, cmd, cl)
 		},

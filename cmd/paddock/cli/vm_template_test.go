@@ -30,7 +30,7 @@ func writeFile(t *testing.T, dir, name, text string) string {
 }
 
 // names lists the objects of a kind in every namespace, sorted.
-func (d *daemon) names(t *testing.T, plural string) []string {
+func (d *runningDaemon) names(t *testing.T, plural string) []string {
 	t.Helper()
 	status, body, _ := call(t, d.http, "GET", "http://paddock/api/v1alpha1/"+plural, "", "")
 	if status != 200 {

@@ -1,4 +1,4 @@
-package cli
+package argv0
 
 import (
 	"fmt"
@@ -8,9 +8,8 @@ import (
 	"paddock.dev/paddock/platform/qemu"
 )
 
-// init turns this process into one of the helpers the host agent runs
-// through links to the paddock binary, before any command runs, when the
-// binary was started under such a link's name:
+// Run replaces this process with the real program when os.Args[0] names
+// a helper, and returns otherwise:
 //
 //   - qemu-system-*: the QEMU wrapper, which gives guests a balloon that
 //     returns the pages they free and runs them under TCG where Lima
@@ -18,9 +17,10 @@ import (
 //   - ssh: the ssh shim, which waits for the guest's SSH server before
 //     running ssh (see platform/lima).
 //
-// Each replaces this process with the real program, so no cobra command
-// ever sees their flags.
-func init() {
+// It must run before any command parses flags, since the helpers' flags
+// are QEMU's and ssh's. When the real program cannot be run, it says why
+// and exits 1.
+func Run() {
 	var err error
 	switch {
 	case qemu.IsWrapperName(os.Args[0]):
@@ -31,5 +31,5 @@ func init() {
 		return
 	}
 	fmt.Fprintf(os.Stderr, "paddock (as %s): %v\n", os.Args[0], err)
-	os.Exit(exitError)
+	os.Exit(1)
 }

@@ -1,4 +1,4 @@
-package cli
+package daemon
 
 import (
 	"context"
@@ -29,7 +29,7 @@ func appOptions(ctx context.Context, p instance.Paths, img image.Source, log *sl
 		Template: host.AppTemplate(ctx, h, p, fetcher.Boot(img)),
 		Engine:   engine.Pinger{ShortDir: p.ShortDir},
 		Context: dockercontext.Context{
-			Name:      dockerContextName(p),
+			Name:      dockercontext.NameFor(p.Instance),
 			ShortDir:  p.ShortDir,
 			StateFile: filepath.Join(p.Dir, "docker-context-replaced"),
 			Endpoint:  h.DockerEndpoint(p),
@@ -37,10 +37,4 @@ func appOptions(ctx context.Context, p instance.Paths, img image.Source, log *sl
 		Logger:  log,
 		Metrics: meters,
 	}, nil
-}
-
-// dockerContextName is the instance's docker context: paddock, or
-// paddock-INSTANCE.
-func dockerContextName(p instance.Paths) string {
-	return dockercontext.NameFor(p.Instance, instance.Default)
 }
