@@ -18,7 +18,7 @@ func TestDaemonDatabaseIsAConfiguration(t *testing.T) {
 	if dsn := os.Getenv("PADDOCK_TEST_POSTGRES"); dsn != "" {
 		databases["postgres"] = storetest.PostgresSchema(t, dsn)
 	} else if os.Getenv("PADDOCK_E2E") == "1" {
-		t.Fatal("PADDOCK_E2E=1 needs PADDOCK_TEST_POSTGRES, a PostgreSQL database to test the daemon on")
+		t.Fatal("PADDOCK_E2E=1 needs PADDOCK_TEST_POSTGRES, a PostgreSQL database to test the daemon on: .ci/test starts one and sets it")
 	} else {
 		t.Log("PostgreSQL not tested: set PADDOCK_TEST_POSTGRES=postgres://USER:PASSWORD@HOST/DB to include it")
 	}
