@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 	"reflect"
+	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -279,6 +280,13 @@ func kindMatches(k *resource.Kind, obj resource.Object) error {
 		return nil
 	}
 	msg := fmt.Sprintf("the body's kind is %q but this path takes %s objects: send kind %q, or send the body to the %s path", got, k.Name, k.Name, got)
+	if _, known := resource.KindOf(got); !known {
+		var names []string
+		for _, k := range resource.Kinds() {
+			names = append(names, k.Name)
+		}
+		msg = fmt.Sprintf("the body's kind %q is not a kind: this path takes %s objects (the kinds are %s)", got, k.Name, strings.Join(names, ", "))
+	}
 	if got == "" {
 		msg = fmt.Sprintf("the body has no kind: this path takes %s objects, so send \"kind\": %q", k.Name, k.Name)
 	}

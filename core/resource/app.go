@@ -140,6 +140,21 @@ var KindApp = &Kind{
 		}
 		return errs
 	},
+	ValidatePatch: func(patch []byte) []FieldError {
+		var p struct {
+			Spec struct {
+				CPUs *json.Number `json:"cpus"`
+			} `json:"spec"`
+		}
+		// A patch that does not decode is the merge's to refuse.
+		if json.Unmarshal(patch, &p) != nil || p.Spec.CPUs == nil {
+			return nil
+		}
+		if n, err := p.Spec.CPUs.Float64(); err == nil && n == 0 {
+			return []FieldError{{"spec.cpus", fmt.Sprintf("must be between 1 and %d, the host's CPU count: send null for the default", hostCPUs())}}
+		}
+		return nil
+	},
 }
 
 func init() { register(KindApp) }

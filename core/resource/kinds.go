@@ -25,6 +25,10 @@ type Kind struct {
 	Default func(Object)
 	// Validate checks obj; old is the stored object on update, nil on create.
 	Validate func(obj, old Object) []FieldError
+	// ValidatePatch, when set, checks a merge patch of metadata and spec
+	// for what the merged object cannot show: a zero that Default would
+	// replace, which a patch must ask for with null.
+	ValidatePatch func(patch []byte) []FieldError
 }
 
 // Singular is the lower-case kind name, as the CLI and messages use it.

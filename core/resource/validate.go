@@ -2,6 +2,7 @@ package resource
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	units "github.com/docker/go-units"
@@ -106,15 +107,39 @@ func validateDNSSubdomain(field, value string) []FieldError {
 	return fieldMsgs(field, validation.IsDNS1123Subdomain(value))
 }
 
+// MaxSize is the largest size an object may ask for: 1PiB, past any
+// disk or memory a desktop has, and far from where int64 bytes overflow.
+const MaxSize = 1 << 50
+
+// ParseSize parses a size such as 4GiB, 512MiB or 1.5TiB (units of 1024,
+// "B" and "i" optional, any case) into bytes. A size past MaxSize, or in
+// a larger unit, is refused as too large, saying the limit.
+func ParseSize(value string) (int64, error) {
+	tooLarge := fmt.Errorf("%q is too large: sizes go up to %s", value, units.BytesSize(MaxSize))
+	digits := strings.TrimRight(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ ")
+	switch strings.ToLower(strings.TrimSpace(value[len(digits):])) {
+	case "e", "eb", "eib", "z", "zb", "zib", "y", "yb", "yib":
+		if _, err := strconv.ParseFloat(strings.TrimSpace(digits), 64); err == nil {
+			return 0, tooLarge
+		}
+	}
+	n, err := units.RAMInBytes(value)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a size: write it like 4GiB or 512MiB", value)
+	}
+	// A size past int64 converts to a negative number, or to zero.
+	if n < 0 || n > MaxSize || (n == 0 && strings.ContainsAny(value, "123456789")) {
+		return 0, tooLarge
+	}
+	return n, nil
+}
+
 // validateSize checks a size such as 4GiB and that it is at least min
 // bytes and, when max is above zero, at most max bytes (named maxName).
 func validateSize(field, value string, min, max int64, maxName string) []FieldError {
-	n, err := units.RAMInBytes(value)
+	n, err := ParseSize(value)
 	if err != nil {
-		return []FieldError{{field, fmt.Sprintf("%q is not a size: write it like 4GiB or 512MiB", value)}}
-	}
-	if n < 0 || (n == 0 && strings.ContainsAny(value, "123456789")) {
-		return []FieldError{{field, fmt.Sprintf("%q is too large to be a size", value)}}
+		return []FieldError{{field, err.Error()}}
 	}
 	if n < min {
 		return []FieldError{{field, fmt.Sprintf("must be at least %s", units.BytesSize(float64(min)))}}

@@ -48,7 +48,7 @@ func disks(dirs []string) []Disk {
 	var out []Disk
 	for _, dir := range dirs {
 		d := Disk{Dir: dir}
-		free, err := freeBytes(existingParent(dir))
+		free, err := FreeSpace(dir)
 		if err != nil {
 			d.Err = err.Error()
 		}
@@ -57,6 +57,10 @@ func disks(dirs []string) []Disk {
 	}
 	return out
 }
+
+// FreeSpace is the space the user can still write under dir, or under its
+// nearest parent that exists when it does not exist yet.
+func FreeSpace(dir string) (uint64, error) { return freeBytes(existingParent(dir)) }
 
 func existingParent(dir string) string {
 	for {

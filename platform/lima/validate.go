@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	units "github.com/docker/go-units"
 	"github.com/goccy/go-yaml"
 	"github.com/lima-vm/lima/pkg/limayaml"
 	"github.com/lima-vm/lima/pkg/osutil"
@@ -18,6 +19,7 @@ import (
 
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/core/vm"
+	"paddock.dev/paddock/platform/hostcheck"
 )
 
 // A Problem is one thing wrong with a template. Field is the template's
@@ -95,6 +97,9 @@ func (d *Driver) Validate(name string, templateYAML []byte) ([]resource.FieldErr
 		return []resource.FieldError{{Field: vm.NameField, Message: p.Message}}, nil
 	}
 	_, err := d.load(name, templateYAML)
+	if err == nil {
+		err = d.checkDiskSpace(name, templateYAML)
+	}
 	var ve *ValidationError
 	if !errors.As(err, &ve) {
 		return nil, err
@@ -104,6 +109,39 @@ func (d *Driver) Validate(name string, templateYAML []byte) ([]resource.FieldErr
 		out[i] = resource.FieldError{Field: p.Field, Message: p.Message}
 	}
 	return out, nil
+}
+
+// checkDiskSpace refuses a disk the template asks for that is larger than
+// the space left where the instance's disk will be, counting what its disk
+// holds already: the disk grows as the VM fills it, and a host disk that
+// fills up under a VM damages the guest's file systems. Lima's default
+// size, which a template that names none gets, is not checked.
+func (d *Driver) checkDiskSpace(name string, templateYAML []byte) error {
+	var y struct {
+		Disk *string `yaml:"disk"`
+	}
+	if yaml.Unmarshal(templateYAML, &y) != nil || y.Disk == nil {
+		return nil // the loader has checked the template
+	}
+	size, err := units.RAMInBytes(*y.Disk)
+	if err != nil {
+		return nil // Lima's validator has said so
+	}
+	dir := filepath.Join(d.LimaHome, name)
+	free, err := hostcheck.FreeSpace(dir)
+	if err != nil {
+		return fmt.Errorf("measure the free space for the VM's disk in %s: %w", dir, err)
+	}
+	held := uint64(0)
+	if fi, err := os.Stat(filepath.Join(dir, filenames.DiffDisk)); err == nil {
+		held = uint64(fi.Size())
+	}
+	if uint64(size) > free+held {
+		return &ValidationError{Problems: []Problem{{Field: "disk", Message: fmt.Sprintf(
+			"%s exceeds the %s free in %s, which will hold the VM's disk: ask for a smaller disk, or free space there",
+			*y.Disk, units.BytesSize(float64(free+held)), dir)}}}
+	}
+	return nil
 }
 
 // checkName makes Lima's checks of an instance name: its characters, and

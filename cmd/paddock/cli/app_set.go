@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	units "github.com/docker/go-units"
 	"github.com/spf13/cobra"
 
 	"paddock.dev/paddock/core/resource"
@@ -48,8 +47,8 @@ var appProperties = map[string]appProperty{
 }
 
 func parseSize(v string) (any, error) {
-	if _, err := units.RAMInBytes(v); err != nil {
-		return nil, fmt.Errorf("%q is not a size: write it like 4GiB or 512MiB", v)
+	if _, err := resource.ParseSize(v); err != nil {
+		return nil, err
 	}
 	return v, nil
 }

@@ -333,6 +333,11 @@ func (s *DB) Patch(ctx context.Context, key resource.Key, patch []byte) (resourc
 	if err != nil {
 		return nil, err
 	}
+	if k.ValidatePatch != nil {
+		if errs := k.ValidatePatch(patch); len(errs) > 0 {
+			return nil, resource.Invalid(key, errs)
+		}
+	}
 	return s.writeSpec(ctx, k, key, merge)
 }
 
