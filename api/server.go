@@ -76,6 +76,7 @@ func New(cfg Config) *Server {
 	hc.Info.Description = "Desired state for Paddock's App, VMs and ConfigMaps. " +
 		"Errors are application/problem+json with a machine-readable reason."
 	hc.OpenAPIPath = "/openapi"
+	describeDoors(hc.OpenAPI)
 	hc.DocsPath = ""
 	hc.SchemasPath = ""
 	hc.CreateHooks = nil // no $schema links in bodies: objects are what they say
@@ -105,6 +106,7 @@ func New(cfg Config) *Server {
 			registerObject[*resource.ConfigMap](s, k)
 		}
 	}
+	declareTCPRefusals(s.api.OpenAPI())
 	return s
 }
 
