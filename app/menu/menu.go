@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 
-	coreapp "paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/resource"
 )
 
@@ -115,7 +114,7 @@ func Build(s State) Menu {
 	}
 	boot := ""
 	if s.App != nil {
-		boot = s.Boots[VMKey(s.App.Spec.Namespace, coreapp.VMName)]
+		boot = s.Boots[VMKey(s.App.Spec.Namespace, resource.AppVMName)]
 	}
 	phase, detail := AppPhase(s.App, boot)
 	status, icon := appStatus(s.App, phase, detail)

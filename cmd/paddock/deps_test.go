@@ -46,3 +46,30 @@ func TestTheHelperLinksLimasHostAgent(t *testing.T) {
 		t.Error("paddock-lima does not link Lima's host agent; the check above would pass for the wrong reason")
 	}
 }
+
+// controllers are the packages of the daemon's controllers: the clients
+// (the CLI's commands, the tray, the Go client) learn the resources' facts
+// from core/resource and api/wire, and reach the controllers through the
+// REST API only.
+var controllers = regexp.MustCompile(`^paddock\.dev/paddock/core/(app|vm)(/|$)`)
+
+func TestClientsImportNoController(t *testing.T) {
+	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}`,
+		"paddock.dev/paddock/cmd/paddock/cli", "paddock.dev/paddock/app/...", "paddock.dev/paddock/api/client/...")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) < 5 {
+		t.Fatalf("go list found %d client packages; expected the CLI, the tray's and the client's", len(lines))
+	}
+	for _, line := range lines {
+		fields := strings.Fields(line)
+		for _, path := range fields[1:] {
+			if controllers.MatchString(path) {
+				t.Errorf("%s imports %s; a client takes the resources' facts from core/resource or api/wire, and the rest from the REST API", fields[0], path)
+			}
+		}
+	}
+}

@@ -13,9 +13,6 @@ import (
 	"paddock.dev/paddock/core/store"
 )
 
-// VMName is the name of the App's VM, in the App's namespace.
-const VMName = "app"
-
 // Requeue delays: what no watch reports (the engine answering) is looked
 // at again after these.
 const (
@@ -117,7 +114,7 @@ func New(st store.Store, opts Options) *Controller {
 func (c *Controller) Run(ctx context.Context) { c.ctrl.Run(ctx) }
 
 func vmKey(app *resource.App) resource.Key {
-	return resource.Key{Kind: resource.KindVM.Name, Namespace: app.Spec.Namespace, Name: VMName}
+	return resource.Key{Kind: resource.KindVM.Name, Namespace: app.Spec.Namespace, Name: resource.AppVMName}
 }
 
 func (c *Controller) reconcile(ctx context.Context, key resource.Key) (controller.Result, error) {

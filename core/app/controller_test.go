@@ -155,7 +155,7 @@ func (e *env) patchApp(patch string) *resource.App {
 	return out.(*resource.App)
 }
 
-var vmKey = resource.Key{Kind: "VM", Namespace: "paddock", Name: app.VMName}
+var vmKey = resource.Key{Kind: "VM", Namespace: "paddock", Name: resource.AppVMName}
 
 func (e *env) getVM() *resource.VM {
 	e.t.Helper()
@@ -211,7 +211,7 @@ func (e *env) waitGone(key resource.Key) {
 
 // template is the template the App's machine holds.
 func (e *env) template() string {
-	_, t := e.driver.Machine(app.VMName)
+	_, t := e.driver.Machine(resource.AppVMName)
 	return t
 }
 
@@ -227,12 +227,12 @@ func TestStartMakesAnOwnedVMAndSettlesOnceTheEngineAnswers(t *testing.T) {
 	a := e.createApp(resource.AppSpec{Running: true, CPUs: 1, Memory: "1GiB"})
 
 	// The VM runs, the engine does not answer yet: not Settled.
-	a = e.waitSettled(a.Metadata.Generation, metav1.ConditionFalse, app.ReasonConnecting)
-	if c := cond(a.Status.Conditions, resource.AppContainerEngineReady); c.Status != metav1.ConditionFalse || c.Reason != app.ReasonConnecting || !strings.Contains(c.Message, "connection refused") {
+	a = e.waitSettled(a.Metadata.Generation, metav1.ConditionFalse, resource.ReasonConnecting)
+	if c := cond(a.Status.Conditions, resource.AppContainerEngineReady); c.Status != metav1.ConditionFalse || c.Reason != resource.ReasonConnecting || !strings.Contains(c.Message, "connection refused") {
 		t.Fatalf("ContainerEngineReady = %+v", c)
 	}
 	e.engine.set(true)
-	a = e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, app.ReasonRunning)
+	a = e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
 
 	v := e.getVM()
 	ref, ok := v.Metadata.ControllerOf()
@@ -253,7 +253,7 @@ func TestStartMakesAnOwnedVMAndSettlesOnceTheEngineAnswers(t *testing.T) {
 			t.Errorf("%s on the App %+v does not mirror the VM's %+v", typ, ac, vc)
 		}
 	}
-	if c := cond(a.Status.Conditions, resource.AppContainerEngineReady); c.Status != metav1.ConditionTrue || c.Reason != app.ReasonConnected || c.ObservedGeneration != a.Metadata.Generation {
+	if c := cond(a.Status.Conditions, resource.AppContainerEngineReady); c.Status != metav1.ConditionTrue || c.Reason != resource.ReasonConnected || c.ObservedGeneration != a.Metadata.Generation {
 		t.Fatalf("ContainerEngineReady = %+v", c)
 	}
 	if got := e.hostCx.get(); got != resource.EngineMoby {
@@ -271,26 +271,26 @@ func TestAnEngineThatAnswersWhileTheVMBootsSettlesTheAppAsItRuns(t *testing.T) {
 	gen := a.Metadata.Generation
 
 	a = e.waitSettled(gen, metav1.ConditionFalse, resource.ReasonStarting)
-	if c := cond(a.Status.Conditions, resource.AppContainerEngineReady); c.Status != metav1.ConditionFalse || c.Reason != app.ReasonWaiting {
+	if c := cond(a.Status.Conditions, resource.AppContainerEngineReady); c.Status != metav1.ConditionFalse || c.Reason != resource.ReasonWaiting {
 		t.Fatalf("ContainerEngineReady while the VM boots and the engine does not answer = %+v", c)
 	}
 	e.engine.set(true)
 	a = e.waitApp("the engine's answer while the VM boots", func(a *resource.App) bool {
 		c := cond(a.Status.Conditions, resource.AppContainerEngineReady)
-		return c.Status == metav1.ConditionTrue && c.Reason == app.ReasonConnected
+		return c.Status == metav1.ConditionTrue && c.Reason == resource.ReasonConnected
 	})
 	if s := cond(a.Status.Conditions, resource.AppSettled); s.Status != metav1.ConditionFalse || s.Reason != resource.ReasonStarting {
 		t.Fatalf("Settled before the VM runs = %+v", s)
 	}
-	e.driver.FinishBoot(app.VMName, nil)
-	e.waitSettled(gen, metav1.ConditionTrue, app.ReasonRunning)
+	e.driver.FinishBoot(resource.AppVMName, nil)
+	e.waitSettled(gen, metav1.ConditionTrue, resource.ReasonRunning)
 }
 
 func TestSetSizesPatchesOnlyTheAppsFieldsAndRestarts(t *testing.T) {
 	e := start(t, true)
 	e.engine.set(true)
 	a := e.createApp(resource.AppSpec{Running: true, CPUs: 1, Memory: "1GiB"})
-	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, app.ReasonRunning)
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
 
 	// Another writer's param survives the App's patches.
 	if _, err := e.st.Patch(e.ctx, vmKey, []byte(`{"spec":{"params":{"mounts":[]}}}`)); err != nil {
@@ -298,7 +298,7 @@ func TestSetSizesPatchesOnlyTheAppsFieldsAndRestarts(t *testing.T) {
 	}
 	restarts := e.getVM().Status.RestartCount
 	a = e.patchApp(`{"spec":{"memory":"2GiB"}}`)
-	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, app.ReasonRunning)
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
 	v := e.getVM()
 	if v.Spec.Params["memory"] != "2GiB" || v.Spec.Params["mounts"] == nil {
 		t.Fatalf("params = %v: the App must patch its own fields and keep the others'", v.Spec.Params)
@@ -312,11 +312,11 @@ func TestEngineSwitchMovesTheVMToANewTemplateAndDropsTheOld(t *testing.T) {
 	e := start(t, true)
 	e.engine.set(true)
 	a := e.createApp(resource.AppSpec{Running: true, CPUs: 1, Memory: "1GiB"})
-	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, app.ReasonRunning)
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
 	old := e.getVM().Spec.TemplateRef
 
 	a = e.patchApp(`{"spec":{"containerEngine":{"name":"containerd"}}}`)
-	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, app.ReasonRunning)
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
 	if !strings.Contains(e.template(), "engine: containerd") {
 		t.Fatalf("the machine runs:\n%s", e.template())
 	}
@@ -333,14 +333,14 @@ func TestStopSettlesStoppedAndRemovesTheContext(t *testing.T) {
 	e := start(t, true)
 	e.engine.set(true)
 	a := e.createApp(resource.AppSpec{Running: true, CPUs: 1, Memory: "1GiB"})
-	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, app.ReasonRunning)
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
 
 	a = e.patchApp(`{"spec":{"running":false}}`)
-	a = e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, app.ReasonStopped)
+	a = e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonStopped)
 	if c := cond(a.Status.Conditions, resource.AppRunning); c.Status != metav1.ConditionFalse || c.Reason != resource.ReasonStopped {
 		t.Fatalf("Running = %+v", c)
 	}
-	if c := cond(a.Status.Conditions, resource.AppContainerEngineReady); c.Status != metav1.ConditionFalse || c.Reason != app.ReasonStopped || c.ObservedGeneration != a.Metadata.Generation {
+	if c := cond(a.Status.Conditions, resource.AppContainerEngineReady); c.Status != metav1.ConditionFalse || c.Reason != resource.ReasonStopped || c.ObservedGeneration != a.Metadata.Generation {
 		t.Fatalf("ContainerEngineReady = %+v", c)
 	}
 	if got := e.hostCx.get(); got != "" {
@@ -350,7 +350,7 @@ func TestStopSettlesStoppedAndRemovesTheContext(t *testing.T) {
 
 func TestAFailedStartIsForwarded(t *testing.T) {
 	e := start(t, true)
-	e.driver.Fail(vmtest.Boot, app.VMName, errors.New("qemu: cannot allocate memory"))
+	e.driver.Fail(vmtest.Boot, resource.AppVMName, errors.New("qemu: cannot allocate memory"))
 	a := e.createApp(resource.AppSpec{Running: true, CPUs: 1, Memory: "1GiB"})
 	a = e.waitSettled(a.Metadata.Generation, metav1.ConditionFalse, resource.ReasonStartFailed)
 	if c := cond(a.Status.Conditions, resource.AppSettled); !strings.Contains(c.Message, "cannot allocate memory") {
@@ -366,7 +366,7 @@ func TestAVMThatCannotBeCreatedIsReportedAndRetried(t *testing.T) {
 	e := start(t, true)
 	e.engine.set(true)
 	for range 100 { // until cleared: each attempt takes one
-		e.driver.Fail(vmtest.Validate, app.VMName, errors.New("paddock-lima, which creates, starts and deletes VMs, is missing"))
+		e.driver.Fail(vmtest.Validate, resource.AppVMName, errors.New("paddock-lima, which creates, starts and deletes VMs, is missing"))
 	}
 	a := e.createApp(resource.AppSpec{Running: true, CPUs: 1, Memory: "1GiB"})
 	a = e.waitSettled(a.Metadata.Generation, metav1.ConditionFalse, resource.ReasonCreateFailed)
@@ -378,9 +378,9 @@ func TestAVMThatCannotBeCreatedIsReportedAndRetried(t *testing.T) {
 	if _, err := e.st.Get(e.ctx, vmKey); !resource.IsNotFound(err) {
 		t.Fatalf("the VM: %v, want none", err)
 	}
-	e.driver.Clear(vmtest.Validate, app.VMName)
+	e.driver.Clear(vmtest.Validate, resource.AppVMName)
 	e.patchApp(`{"metadata":{"labels":{"nudge":"1"}}}`) // no need to wait for the retry timer
-	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, app.ReasonRunning)
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
 }
 
 func TestATemplateThatCannotBeMadeIsReportedAndRetried(t *testing.T) {
@@ -394,7 +394,7 @@ func TestATemplateThatCannotBeMadeIsReportedAndRetried(t *testing.T) {
 	}
 	e.tmpl.fail(nil)
 	e.patchApp(`{"metadata":{"labels":{"nudge":"1"}}}`) // no need to wait for the retry timer
-	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, app.ReasonRunning)
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
 }
 
 // While the image downloads, the App says how far it got, looks again
@@ -402,18 +402,18 @@ func TestATemplateThatCannotBeMadeIsReportedAndRetried(t *testing.T) {
 func TestADownloadingImageIsShownWithItsProgressThenTheAppStarts(t *testing.T) {
 	e := start(t, true)
 	e.engine.set(true)
-	e.tmpl.fail(&app.PendingError{Reason: app.ReasonDownloading, Message: "downloading the guest image: 1 MiB of 4 MiB (25%)"})
+	e.tmpl.fail(&app.PendingError{Reason: resource.ReasonDownloading, Message: "downloading the guest image: 1 MiB of 4 MiB (25%)"})
 	a := e.createApp(resource.AppSpec{Running: true, CPUs: 1, Memory: "1GiB"})
-	a = e.waitSettled(a.Metadata.Generation, metav1.ConditionFalse, app.ReasonDownloading)
-	if c := cond(a.Status.Conditions, resource.AppCreated); c.Reason != app.ReasonDownloading || c.Message != "downloading the guest image: 1 MiB of 4 MiB (25%)" {
+	a = e.waitSettled(a.Metadata.Generation, metav1.ConditionFalse, resource.ReasonDownloading)
+	if c := cond(a.Status.Conditions, resource.AppCreated); c.Reason != resource.ReasonDownloading || c.Message != "downloading the guest image: 1 MiB of 4 MiB (25%)" {
 		t.Fatalf("Created = %+v", c)
 	}
-	e.tmpl.fail(&app.PendingError{Reason: app.ReasonDownloading, Message: "downloading the guest image: 3 MiB of 4 MiB (75%)"})
+	e.tmpl.fail(&app.PendingError{Reason: resource.ReasonDownloading, Message: "downloading the guest image: 3 MiB of 4 MiB (75%)"})
 	e.waitApp("the newer progress", func(a *resource.App) bool {
 		return strings.Contains(cond(a.Status.Conditions, resource.AppSettled).Message, "75%")
 	})
 	e.tmpl.fail(nil)
-	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, app.ReasonRunning)
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
 }
 
 func TestAForeignVMOfTheSameNameBlocksTheApp(t *testing.T) {
@@ -424,7 +424,7 @@ func TestAForeignVMOfTheSameNameBlocksTheApp(t *testing.T) {
 		t.Fatal(err)
 	}
 	foreign := &resource.VM{TypeMeta: resource.TypeMeta{APIVersion: resource.APIVersion, Kind: "VM"},
-		Metadata: resource.ObjectMeta{Name: app.VMName, Namespace: "paddock"}, Spec: resource.VMSpec{TemplateRef: "mine"}}
+		Metadata: resource.ObjectMeta{Name: resource.AppVMName, Namespace: "paddock"}, Spec: resource.VMSpec{TemplateRef: "mine"}}
 	if _, err := e.st.Create(e.ctx, foreign); err != nil {
 		t.Fatal(err)
 	}
@@ -442,7 +442,7 @@ func TestDeletingTheAppsVMDirectlyIsRefusedNamingTheApp(t *testing.T) {
 	e := start(t, true)
 	e.engine.set(true)
 	a := e.createApp(resource.AppSpec{Running: true, CPUs: 1, Memory: "1GiB"})
-	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, app.ReasonRunning)
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
 	_, err := e.st.Delete(e.ctx, vmKey, store.DeleteOptions{})
 	if resource.ReasonOf(err) != resource.ReasonForbidden || !strings.Contains(err.Error(), "App app") {
 		t.Fatalf("direct delete of the App's VM: %v", err)
@@ -456,7 +456,7 @@ func TestDeletingTheAppDeletesItsVMAndTemplatesThenItself(t *testing.T) {
 	e := start(t, true)
 	e.engine.set(true)
 	a := e.createApp(resource.AppSpec{Running: true, CPUs: 1, Memory: "1GiB"})
-	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, app.ReasonRunning)
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
 
 	if _, err := e.st.Delete(e.ctx, resource.Key{Kind: "App", Name: resource.AppName}, store.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -465,7 +465,7 @@ func TestDeletingTheAppDeletesItsVMAndTemplatesThenItself(t *testing.T) {
 	if _, err := e.st.Get(e.ctx, vmKey); !resource.IsNotFound(err) {
 		t.Fatalf("the App is gone before its VM: %v", err)
 	}
-	if inst, _ := e.driver.Machine(app.VMName); inst.Exists {
+	if inst, _ := e.driver.Machine(resource.AppVMName); inst.Exists {
 		t.Fatal("the VM's machine is still there")
 	}
 	cms, _, err := e.st.List(e.ctx, store.ListOptions{Kind: resource.KindConfigMap, Labels: labels.Everything()})
@@ -477,14 +477,14 @@ func TestDeletingTheAppDeletesItsVMAndTemplatesThenItself(t *testing.T) {
 	}
 	// A new App can be made at once.
 	a = e.createApp(resource.AppSpec{Running: true, CPUs: 1, Memory: "1GiB"})
-	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, app.ReasonRunning)
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
 }
 
 func TestAVMDeletedByAnotherPathIsLetGoAndMadeAnew(t *testing.T) {
 	e := start(t, true)
 	e.engine.set(true)
 	a := e.createApp(resource.AppSpec{Running: true, CPUs: 1, Memory: "1GiB"})
-	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, app.ReasonRunning)
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
 	first := e.getVM()
 
 	// A delete past the guard (as its owner would) makes the VM
@@ -497,7 +497,7 @@ func TestAVMDeletedByAnotherPathIsLetGoAndMadeAnew(t *testing.T) {
 		obj, err := e.st.Get(e.ctx, vmKey)
 		return err == nil && obj.GetMeta().UID != first.Metadata.UID
 	})
-	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, app.ReasonRunning)
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
 }
 
 func TestMirroredConditionsFollowTheVMAndVanishWithIt(t *testing.T) {
@@ -527,7 +527,7 @@ func TestMirroredConditionsFollowTheVMAndVanishWithIt(t *testing.T) {
 			t.Fatalf("%s = %+v; want the VM's transition time %v and the App's generation %d (the VM's is %d)", typ, c, past, a.Metadata.Generation, v.Metadata.Generation)
 		}
 	}
-	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, app.ReasonStopped)
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonStopped)
 
 	v = e.getVM()
 	v.Status.Conditions = v.Status.Conditions[:1]
@@ -537,7 +537,7 @@ func TestMirroredConditionsFollowTheVMAndVanishWithIt(t *testing.T) {
 	a = e.waitApp("Running gone", func(a *resource.App) bool {
 		return meta.FindStatusCondition(a.Status.Conditions, resource.AppRunning) == nil
 	})
-	if c := cond(a.Status.Conditions, resource.AppSettled); c.Status != metav1.ConditionFalse || c.Reason != app.ReasonReconciling {
+	if c := cond(a.Status.Conditions, resource.AppSettled); c.Status != metav1.ConditionFalse || c.Reason != resource.ReasonReconciling {
 		t.Fatalf("Settled without the VM's Running = %+v", c)
 	}
 }
@@ -564,7 +564,7 @@ func TestATemplateLeftByAnInterruptedRunIsReused(t *testing.T) {
 	}
 	e.tmpl.fail(nil)
 	e.patchApp(`{"metadata":{"labels":{"nudge":"1"}}}`)
-	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, app.ReasonRunning)
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
 	if ref := e.getVM().Spec.TemplateRef; ref != left.Metadata.Name {
 		t.Fatalf("the VM uses %q, not the template left behind", ref)
 	}

@@ -15,22 +15,6 @@ import (
 	"paddock.dev/paddock/core/resource"
 )
 
-// Reasons of the App's own conditions. Settled also forwards the VM's
-// reasons (Pending, Starting, StartFailed, ...) while the VM is on its way.
-const (
-	ReasonConnected   = "Connected"
-	ReasonConnecting  = "Connecting"
-	ReasonWaiting     = "Waiting"
-	ReasonStopped     = resource.ReasonStopped
-	ReasonStopping    = "Stopping"
-	ReasonRunning     = "Running"
-	ReasonCreating    = "Creating"
-	ReasonReconciling = resource.ReasonReconciling
-	ReasonRestarting  = "Restarting"
-	ReasonDeleting    = "Deleting"
-	ReasonDownloading = "Downloading"
-)
-
 // pingTimeout bounds one call to the engine; bootPingTimeout one while
 // its VM boots.
 const (
@@ -201,7 +185,7 @@ func (c *Controller) writeStatus(ctx context.Context, app *resource.App, vm *res
 		if vm != nil {
 			resource.MirrorConditions(conds, gen, vm.Status.Conditions, resource.VMCreated, resource.VMRunning)
 		} else {
-			reason, msg := ReasonCreating, "creating the VM"
+			reason, msg := resource.ReasonCreating, "creating the VM"
 			if blocked != nil {
 				reason, msg = blocked.reason, blocked.Error()
 			}
@@ -227,15 +211,15 @@ func set(conds *[]metav1.Condition, gen int64, t string, ok bool, reason, msg st
 func engineReason(app *resource.App, vm *resource.VM, e engineState) string {
 	switch {
 	case e.ready:
-		return ReasonConnected
+		return resource.ReasonConnected
 	case e.probed:
-		return ReasonConnecting
+		return resource.ReasonConnecting
 	case !app.Spec.Running && vm != nil && vmUp(vm):
-		return ReasonStopping
+		return resource.ReasonStopping
 	case !app.Spec.Running:
-		return ReasonStopped
+		return resource.ReasonStopped
 	}
-	return ReasonWaiting
+	return resource.ReasonWaiting
 }
 
 func engineMessage(app *resource.App, vm *resource.VM, e engineState) string {
@@ -257,13 +241,13 @@ func engineMessage(app *resource.App, vm *resource.VM, e engineState) string {
 func settled(app *resource.App, vm *resource.VM, fresh bool, engine engineState, blocked *blockedError) (bool, string, string) {
 	switch {
 	case app.Metadata.Terminating():
-		return false, ReasonDeleting, "the App is being deleted"
+		return false, resource.ReasonDeleting, "the App is being deleted"
 	case blocked != nil:
 		return false, blocked.reason, blocked.Error()
 	case vm == nil:
-		return false, ReasonCreating, "creating the VM"
+		return false, resource.ReasonCreating, "creating the VM"
 	case vm.Metadata.Terminating():
-		return false, ReasonDeleting, "the VM is being deleted; it is made anew once it is gone"
+		return false, resource.ReasonDeleting, "the VM is being deleted; it is made anew once it is gone"
 	}
 	for _, t := range []string{resource.VMCreated, resource.VMRunning} {
 		if c := current(vm, t); c != nil && slices.Contains(vmFailures, c.Reason) {
@@ -273,31 +257,31 @@ func settled(app *resource.App, vm *resource.VM, fresh bool, engine engineState,
 	switch c := current(vm, resource.VMCreated); {
 	case c == nil && meta.FindStatusCondition(vm.Status.Conditions, resource.VMCreated) != nil:
 		// Said of an older spec (the App just changed it: a stop, a size).
-		return false, ReasonReconciling, "waiting for the VM's controller to take the change"
+		return false, resource.ReasonReconciling, "waiting for the VM's controller to take the change"
 	case c == nil || c.Status != metav1.ConditionTrue:
-		return false, reasonOr(c, ReasonCreating), messageOr(c, "creating the VM")
+		return false, reasonOr(c, resource.ReasonCreating), messageOr(c, "creating the VM")
 	}
 	running := current(vm, resource.VMRunning)
 	if running == nil {
-		return false, ReasonReconciling, "waiting for the VM's controller to take the change"
+		return false, resource.ReasonReconciling, "waiting for the VM's controller to take the change"
 	}
 	if !app.Spec.Running {
 		if running.Status == metav1.ConditionTrue {
-			return false, ReasonStopping, "the VM is stopping"
+			return false, resource.ReasonStopping, "the VM is stopping"
 		}
-		return true, ReasonStopped, "the VM is stopped"
+		return true, resource.ReasonStopped, "the VM is stopped"
 	}
 	switch {
 	case running.Reason == resource.ReasonStopped:
-		return false, ReasonReconciling, "the VM is to start"
+		return false, resource.ReasonReconciling, "the VM is to start"
 	case running.Status != metav1.ConditionTrue:
 		return false, running.Reason, running.Message
 	case !fresh:
-		return false, ReasonRestarting, "the VM restarts into its new template"
+		return false, resource.ReasonRestarting, "the VM restarts into its new template"
 	case !engine.ready:
-		return false, ReasonConnecting, "the VM runs; waiting for " + app.Spec.ContainerEngine.Name + " to answer: " + engine.message
+		return false, resource.ReasonConnecting, "the VM runs; waiting for " + app.Spec.ContainerEngine.Name + " to answer: " + engine.message
 	}
-	return true, ReasonRunning, "the VM runs and " + app.Spec.ContainerEngine.Name + " answers"
+	return true, resource.ReasonRunning, "the VM runs and " + app.Spec.ContainerEngine.Name + " answers"
 }
 
 func reasonOr(c *metav1.Condition, fallback string) string {

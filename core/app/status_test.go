@@ -15,7 +15,7 @@ import (
 func TestSettledBranches(t *testing.T) {
 	now := time.Now()
 	vmWith := func(gen int64, created, running *metav1.Condition) *resource.VM {
-		v := &resource.VM{Metadata: resource.ObjectMeta{Name: VMName, Generation: gen}}
+		v := &resource.VM{Metadata: resource.ObjectMeta{Name: resource.AppVMName, Generation: gen}}
 		for _, c := range []*metav1.Condition{created, running} {
 			if c != nil {
 				v.Status.Conditions = append(v.Status.Conditions, *c)
@@ -51,25 +51,25 @@ func TestSettledBranches(t *testing.T) {
 		ok      bool
 		reason  string
 	}{
-		{"the App is deleted", deleting, up, true, answered, nil, false, ReasonDeleting},
+		{"the App is deleted", deleting, up, true, answered, nil, false, resource.ReasonDeleting},
 		{"blocked", running, nil, false, engineState{}, &blockedError{resource.ReasonTemplateFailed, errors.New("no image")}, false, resource.ReasonTemplateFailed},
-		{"no VM yet", running, nil, false, engineState{}, nil, false, ReasonCreating},
-		{"the VM is deleted", running, terminatingVM, false, engineState{}, nil, false, ReasonDeleting},
+		{"no VM yet", running, nil, false, engineState{}, nil, false, resource.ReasonCreating},
+		{"the VM is deleted", running, terminatingVM, false, engineState{}, nil, false, resource.ReasonDeleting},
 		{"create failed, forwarded", running, vmWith(2, c(resource.VMCreated, false, resource.ReasonCreateFailed, 2), nil), false, engineState{}, nil, false, resource.ReasonCreateFailed},
 		{"start failed, forwarded", running, vmWith(2, created, c(resource.VMRunning, false, resource.ReasonStartFailed, 2)), true, engineState{}, nil, false, resource.ReasonStartFailed},
 		{"stop failed, forwarded", stopped, vmWith(2, created, c(resource.VMRunning, false, resource.ReasonStopFailed, 2)), true, engineState{}, nil, false, resource.ReasonStopFailed},
-		{"an old failure is not forwarded", running, vmWith(3, c(resource.VMCreated, true, resource.ReasonCreated, 3), c(resource.VMRunning, false, resource.ReasonStartFailed, 2)), true, engineState{}, nil, false, ReasonReconciling},
-		{"the spec just changed (a stop)", stopped, vmWith(3, created, c(resource.VMRunning, true, resource.ReasonStarted, 2)), true, engineState{}, nil, false, ReasonReconciling},
+		{"an old failure is not forwarded", running, vmWith(3, c(resource.VMCreated, true, resource.ReasonCreated, 3), c(resource.VMRunning, false, resource.ReasonStartFailed, 2)), true, engineState{}, nil, false, resource.ReasonReconciling},
+		{"the spec just changed (a stop)", stopped, vmWith(3, created, c(resource.VMRunning, true, resource.ReasonStarted, 2)), true, engineState{}, nil, false, resource.ReasonReconciling},
 		{"not created yet", running, vmWith(1, c(resource.VMCreated, false, resource.ReasonPending, 1), nil), false, engineState{}, nil, false, resource.ReasonPending},
-		{"no Running yet", running, vmWith(2, created, nil), false, engineState{}, nil, false, ReasonReconciling},
-		{"Running for an older generation", running, vmWith(3, c(resource.VMCreated, true, resource.ReasonCreated, 3), c(resource.VMRunning, true, resource.ReasonStarted, 2)), true, answered, nil, false, ReasonReconciling},
-		{"stopped, to start", running, down, true, engineState{}, nil, false, ReasonReconciling},
+		{"no Running yet", running, vmWith(2, created, nil), false, engineState{}, nil, false, resource.ReasonReconciling},
+		{"Running for an older generation", running, vmWith(3, c(resource.VMCreated, true, resource.ReasonCreated, 3), c(resource.VMRunning, true, resource.ReasonStarted, 2)), true, answered, nil, false, resource.ReasonReconciling},
+		{"stopped, to start", running, down, true, engineState{}, nil, false, resource.ReasonReconciling},
 		{"starting", running, vmWith(2, created, c(resource.VMRunning, false, resource.ReasonStarting, 2)), true, engineState{}, nil, false, resource.ReasonStarting},
-		{"an older template runs", running, up, false, answered, nil, false, ReasonRestarting},
-		{"the engine does not answer", running, up, true, silent, nil, false, ReasonConnecting},
-		{"running", running, up, true, answered, nil, true, ReasonRunning},
-		{"stopping", stopped, up, true, engineState{}, nil, false, ReasonStopping},
-		{"stopped", stopped, down, true, engineState{}, nil, true, ReasonStopped},
+		{"an older template runs", running, up, false, answered, nil, false, resource.ReasonRestarting},
+		{"the engine does not answer", running, up, true, silent, nil, false, resource.ReasonConnecting},
+		{"running", running, up, true, answered, nil, true, resource.ReasonRunning},
+		{"stopping", stopped, up, true, engineState{}, nil, false, resource.ReasonStopping},
+		{"stopped", stopped, down, true, engineState{}, nil, true, resource.ReasonStopped},
 	}
 	for _, tc := range cases {
 		ok, reason, msg := settled(tc.app, tc.vm, tc.fresh, tc.engine, tc.blocked)
@@ -84,7 +84,7 @@ func TestSettledBranches(t *testing.T) {
 // run, when it is starting too, and less often once it should have.
 func TestEngineRetryIsShortWhileTheVMHasJustStarted(t *testing.T) {
 	began := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	vm := &resource.VM{Metadata: resource.ObjectMeta{Name: VMName, Generation: 2}}
+	vm := &resource.VM{Metadata: resource.ObjectMeta{Name: resource.AppVMName, Generation: 2}}
 	vm.Status.Conditions = []metav1.Condition{{Type: resource.VMRunning, Status: metav1.ConditionTrue, Reason: resource.ReasonStarted,
 		ObservedGeneration: 2, LastTransitionTime: metav1.NewTime(began)}}
 	for _, tc := range []struct {

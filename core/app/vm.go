@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"reflect"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -215,15 +214,4 @@ func (c *Controller) deleteTemplates(ctx context.Context, app *resource.App, kee
 		}
 	}
 	return remaining, nil
-}
-
-// EngineSocket is where the instance whose short directory is shortDir
-// finds engine's forwarded socket: docker.sock or containerd.sock. It is
-// the one place that naming rule lives.
-func EngineSocket(shortDir, engine string) string {
-	name := "docker.sock"
-	if engine == resource.EngineContainerd {
-		name = "containerd.sock"
-	}
-	return filepath.Join(shortDir, name)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"runtime"
 
 	units "github.com/docker/go-units"
@@ -29,6 +30,21 @@ const (
 	AppRunning              = "Running"
 	AppContainerEngineReady = "ContainerEngineReady"
 	AppSettled              = "Settled"
+)
+
+// Reasons of the App's own conditions (Stopped and Reconciling are the
+// VM's too). Settled also forwards the VM's reasons (Pending, Starting,
+// StartFailed, ...) while the VM is on its way.
+const (
+	ReasonConnected   = "Connected"
+	ReasonConnecting  = "Connecting"
+	ReasonWaiting     = "Waiting"
+	ReasonStopping    = "Stopping"
+	ReasonRunning     = "Running"
+	ReasonCreating    = "Creating"
+	ReasonRestarting  = "Restarting"
+	ReasonDeleting    = "Deleting"
+	ReasonDownloading = "Downloading"
 )
 
 // Reasons an App's Created and Settled conditions give when the App cannot
@@ -178,4 +194,18 @@ func defaultAppMemorySize() string {
 		return fmt.Sprintf("%dMiB", max(total/2, minAppMemory)>>20)
 	}
 	return units.BytesSize(defaultAppMemory)
+}
+
+// AppVMName is the name of the App's VM, in the App's namespace.
+const AppVMName = "app"
+
+// EngineSocket is where the instance whose short directory is shortDir
+// finds engine's forwarded socket: docker.sock or containerd.sock. It is
+// the one place that naming rule lives.
+func EngineSocket(shortDir, engine string) string {
+	name := "docker.sock"
+	if engine == EngineContainerd {
+		name = "containerd.sock"
+	}
+	return filepath.Join(shortDir, name)
 }

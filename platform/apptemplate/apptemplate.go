@@ -96,7 +96,7 @@ type Input struct {
 // shortDir where Docker speaks to the forwarded socket itself (Linux,
 // macOS): unix://SHORTDIR/docker.sock.
 func Socket(shortDir string) string {
-	return "unix://" + app.EngineSocket(shortDir, resource.EngineMoby)
+	return "unix://" + resource.EngineSocket(shortDir, resource.EngineMoby)
 }
 
 // Pipe is the named pipe through which Windows reaches the engine of
@@ -162,7 +162,7 @@ func Render(in Input, target Target) ([]byte, error) {
 	tmpl["provision"] = append(provision, map[string]any{"mode": "system", "script": e.script})
 	tmpl["portForwards"] = []any{map[string]any{
 		"guestSocket": e.guestSocket,
-		"hostSocket":  app.EngineSocket(in.ShortDir, in.Engine),
+		"hostSocket":  resource.EngineSocket(in.ShortDir, in.Engine),
 	}}
 	return yaml.Marshal(tmpl)
 }

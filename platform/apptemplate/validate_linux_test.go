@@ -11,7 +11,6 @@ import (
 	"github.com/lima-vm/lima/pkg/limayaml"
 
 	"paddock.dev/paddock/cmd/paddock/paddocktest"
-	"paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/platform/apptemplate"
 	"paddock.dev/paddock/platform/lima"
@@ -55,7 +54,7 @@ func TestEveryPlatformsTemplatePassesLimasValidator(t *testing.T) {
 				}
 				for i := range instances {
 					out, r := render(t, h, i, engine)
-					problems, err := d.Validate(app.VMName, out)
+					problems, err := d.Validate(resource.AppVMName, out)
 					if err != nil || len(problems) > 0 {
 						t.Fatalf("instance %s: %v %v\n%s", instances[i], problems, err, out)
 					}

@@ -132,7 +132,7 @@ func (c Context) endpoint(engine string) string {
 	if c.Endpoint != "" {
 		return c.Endpoint
 	}
-	return "unix://" + app.EngineSocket(c.ShortDir, engine)
+	return "unix://" + resource.EngineSocket(c.ShortDir, engine)
 }
 
 // Remove deletes the context and, if it is current, makes current again

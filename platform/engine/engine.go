@@ -26,7 +26,7 @@ var _ app.Engine = Pinger{}
 
 // Ping asks engine whether it answers and returns what answered.
 func (p Pinger) Ping(ctx context.Context, engine string) (string, error) {
-	sock := app.EngineSocket(p.ShortDir, engine)
+	sock := resource.EngineSocket(p.ShortDir, engine)
 	switch engine {
 	case resource.EngineMoby:
 		return pingDocker(ctx, sock)

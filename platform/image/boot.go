@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"paddock.dev/paddock/core/app"
+	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/platform/apptemplate"
 )
 
@@ -26,7 +27,7 @@ func (f *Fetcher) Boot(s Source) func() (apptemplate.Image, error) {
 		disk, err := f.Local(context.Background(), s)
 		var downloading *DownloadingError
 		if errors.As(err, &downloading) {
-			return apptemplate.Image{}, &app.PendingError{Reason: app.ReasonDownloading, Message: downloading.Error()}
+			return apptemplate.Image{}, &app.PendingError{Reason: resource.ReasonDownloading, Message: downloading.Error()}
 		}
 		if err != nil {
 			return apptemplate.Image{}, fmt.Errorf("%w (without a network, build an image with platform/linux/guestimage/build.sh, or name one with paddock serve --image)", err)

@@ -149,7 +149,7 @@ func TestARemoteDiskSaysItIsDownloading(t *testing.T) {
 	tmpl := appTemplate(t, Source{Disk: srv.URL + "/d.qcow2", Digest: digest.SHA512.FromString("qcow2xyz"), Arch: "x86_64"})
 	_, err := tmpl.Render(resource.EngineMoby)
 	var pending *app.PendingError
-	if !errors.As(err, &pending) || pending.Reason != app.ReasonDownloading || !strings.Contains(pending.Message, "downloading the guest image ") {
+	if !errors.As(err, &pending) || pending.Reason != resource.ReasonDownloading || !strings.Contains(pending.Message, "downloading the guest image ") {
 		t.Fatalf("Render while downloading: %v", err)
 	}
 	close(release)

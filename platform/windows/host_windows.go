@@ -3,7 +3,6 @@ package windows
 import (
 	"context"
 
-	"paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/instance"
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/platform/apptemplate"
@@ -34,5 +33,5 @@ func (Host) DockerEndpoint(p instance.Paths) string { return apptemplate.Pipe(p.
 // forwards (Docker on Windows speaks to named pipes, Lima v1.2.2 forwards
 // to sockets only).
 func (Host) ServeDocker(ctx context.Context, p instance.Paths) error {
-	return ServePipe(ctx, apptemplate.PipePath(p.Instance), app.EngineSocket(p.ShortDir, resource.EngineMoby))
+	return ServePipe(ctx, apptemplate.PipePath(p.Instance), resource.EngineSocket(p.ShortDir, resource.EngineMoby))
 }

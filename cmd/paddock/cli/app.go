@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"paddock.dev/paddock/api/client"
-	"paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/resource"
 )
 
@@ -132,7 +131,7 @@ func newAppResetCmd(c *cli) *cobra.Command {
 			}
 			// The VM's own reset action waits until its machine is made
 			// anew; the App then settles as usual.
-			if _, err := cl.VMAction(cmd.Context(), a.Spec.Namespace, app.VMName, "reset", f.await()); err != nil {
+			if _, err := cl.VMAction(cmd.Context(), a.Spec.Namespace, resource.AppVMName, "reset", f.await()); err != nil {
 				return err
 			}
 			return c.settle(cmd.Context(), cl, a, f, "app reset")

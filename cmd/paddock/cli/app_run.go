@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
 
-	"paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/platform/dockercontext"
 )
@@ -54,13 +53,13 @@ func newAppStatusCmd(c *cli) *cobra.Command {
 			line("Wanted", map[bool]string{true: "running", false: "stopped"}[a.Spec.Running])
 			line("Running", state(resource.AppRunning))
 			line("Engine", engine+": "+state(resource.AppContainerEngineReady))
-			line("Socket", app.EngineSocket(p.ShortDir, engine))
+			line("Socket", resource.EngineSocket(p.ShortDir, engine))
 			if engine == resource.EngineMoby {
 				line("Context", dockercontext.NameFor(p.Instance)+" (or: paddock run docker ...)")
 			}
 			line("Sizes", fmt.Sprintf("%d CPUs, %s memory, %s disk", a.Spec.CPUs, a.Spec.Memory, a.Spec.Disk))
 			accel := "unknown until it runs"
-			if obj, err := cl.Get(cmd.Context(), resource.KindVM, a.Spec.Namespace, app.VMName); err == nil {
+			if obj, err := cl.Get(cmd.Context(), resource.KindVM, a.Spec.Namespace, resource.AppVMName); err == nil {
 				if v := obj.(*resource.VM); v.Status.Accelerator != "" && v.Phase() == resource.PhaseRunning {
 					accel = v.Status.Accelerator
 					if accel == "tcg" {
@@ -71,7 +70,7 @@ func newAppStatusCmd(c *cli) *cobra.Command {
 				return err
 			}
 			line("Accelerator", accel)
-			line("VM", fmt.Sprintf("vm %s in namespace %s ('paddock vm shell -n %s %s')", app.VMName, a.Spec.Namespace, a.Spec.Namespace, app.VMName))
+			line("VM", fmt.Sprintf("vm %s in namespace %s ('paddock vm shell -n %s %s')", resource.AppVMName, a.Spec.Namespace, a.Spec.Namespace, resource.AppVMName))
 			return nil
 		},
 	}
@@ -115,7 +114,7 @@ code is this one's.`,
 				}
 			}
 			env = append(env, "DOCKER_CONTEXT="+dockercontext.NameFor(p.Instance),
-				"CONTAINERD_ADDRESS="+app.EngineSocket(p.ShortDir, resource.EngineContainerd))
+				"CONTAINERD_ADDRESS="+resource.EngineSocket(p.ShortDir, resource.EngineContainerd))
 			child := exec.CommandContext(cmd.Context(), args[0], args[1:]...)
 			child.Env, child.Stdin, child.Stdout, child.Stderr = env, os.Stdin, c.stdout, c.stderr
 			return passExit(child.Run(), args[0])
@@ -200,7 +199,7 @@ func (c *cli) inGuest(cmd *cobra.Command, args []string, tool string, command fu
 	if a.Spec.ContainerEngine.Name == resource.EngineMoby {
 		ns = "moby"
 	}
-	ssh, err := cl.Shell(cmd.Context(), a.Spec.Namespace, app.VMName, command(ns, args))
+	ssh, err := cl.Shell(cmd.Context(), a.Spec.Namespace, resource.AppVMName, command(ns, args))
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"paddock.dev/paddock/api/client"
-	"paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/resource"
 )
 
@@ -63,7 +62,7 @@ func followAppStart(b *testing.B, socket string) *appTimeline {
 	}
 	follow(resource.KindVM, resource.DefaultAppNamespace, func(obj resource.Object, now time.Time) {
 		vm := obj.(*resource.VM)
-		if vm.Metadata.Name == app.VMName && isTrue(vm.Status.Conditions, resource.VMRunning, vm.Metadata.Generation) != nil {
+		if vm.Metadata.Name == resource.AppVMName && isTrue(vm.Status.Conditions, resource.VMRunning, vm.Metadata.Generation) != nil {
 			first(&tl.vmRunning, now)
 		}
 	})
@@ -72,7 +71,7 @@ func followAppStart(b *testing.B, socket string) *appTimeline {
 		if isTrue(a.Status.Conditions, resource.AppContainerEngineReady, a.Metadata.Generation) != nil {
 			first(&tl.engine, now)
 		}
-		if s := isTrue(a.Status.Conditions, resource.AppSettled, a.Metadata.Generation); s != nil && s.Reason == app.ReasonRunning {
+		if s := isTrue(a.Status.Conditions, resource.AppSettled, a.Metadata.Generation); s != nil && s.Reason == resource.ReasonRunning {
 			first(&tl.settled, now)
 		}
 	})

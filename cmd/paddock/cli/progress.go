@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"paddock.dev/paddock/api/client"
-	"paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/resource"
 )
 
@@ -50,9 +49,9 @@ func appWatched() watched {
 		a := obj.(*resource.App)
 		s := meta.FindStatusCondition(a.Status.Conditions, resource.AppSettled)
 		if s == nil || s.Status == "True" {
-			return "", false, a.Spec.Namespace, app.VMName
+			return "", false, a.Spec.Namespace, resource.AppVMName
 		}
-		return s.Reason + ": " + s.Message, s.Reason == resource.ReasonStarting, a.Spec.Namespace, app.VMName
+		return s.Reason + ": " + s.Message, s.Reason == resource.ReasonStarting, a.Spec.Namespace, resource.AppVMName
 	}}
 }
 
