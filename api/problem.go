@@ -2,7 +2,9 @@ package api
 
 import (
 	"errors"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -12,8 +14,14 @@ import (
 )
 
 // problem is the error every handler returns to huma; it is written as
-// application/problem+json.
-type problem struct{ wire.Problem }
+// application/problem+json, with headers when it has any.
+type problem struct {
+	wire.Problem
+	headers http.Header
+}
+
+// GetHeaders makes huma send the problem's headers (huma.HeadersError).
+func (p *problem) GetHeaders() http.Header { return p.headers }
 
 func (p *problem) Error() string  { return p.Detail }
 func (p *problem) GetStatus() int { return p.Status }
@@ -60,7 +68,7 @@ func init() {
 
 func newProblem(reason resource.Reason, detail string) *problem {
 	status := reason.HTTPStatus()
-	return &problem{wire.Problem{Title: http.StatusText(status), Status: status, Reason: reason, Detail: detail}}
+	return &problem{Problem: wire.Problem{Title: http.StatusText(status), Status: status, Reason: reason, Detail: detail}}
 }
 
 // toProblem turns an error from the core into its HTTP form. Errors without
@@ -71,6 +79,9 @@ func toProblem(err error) error {
 		return newProblem(resource.ReasonInternal, "internal error: "+err.Error())
 	}
 	p := newProblem(e.Reason, e.Message)
+	if e.RetryAfter > 0 {
+		p.headers = http.Header{"Retry-After": {strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds())))}}
+	}
 	for _, f := range e.Fields {
 		p.Errors = append(p.Errors, wire.ProblemField{Message: f.Message, Location: "body." + f.Field})
 	}

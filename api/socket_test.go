@@ -26,7 +26,12 @@ type socketServer struct {
 // opened with cfg (its Dialector is set here) on a Unix socket.
 func serveSocket(t testing.TB, cfg gormstore.Config) *socketServer {
 	t.Helper()
-	dir := t.TempDir()
+	return serveSocketAt(t, cfg, t.TempDir())
+}
+
+// serveSocketAt is serveSocket with the database and socket in dir.
+func serveSocketAt(t testing.TB, cfg gormstore.Config, dir string) *socketServer {
+	t.Helper()
 	cfg.Dialector = gormstore.SQLite(filepath.Join(dir, "paddock.db"))
 	st, err := gormstore.Open(context.Background(), cfg)
 	if err != nil {

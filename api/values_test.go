@@ -13,6 +13,25 @@ import (
 // send sends a request to s and returns its status and body.
 func (s *socketServer) send(t *testing.T, method, path, contentType, body string) (int, string) {
 	t.Helper()
+	status, data, _ := s.sendWithHeaders(t, method, path, contentType, body)
+	return status, data
+}
+
+// sendRoot sends a GET of path, outside the API's version prefix.
+func (s *socketServer) sendRoot(t *testing.T, path string) (int, string) {
+	t.Helper()
+	resp, err := s.client.Get("http://paddock" + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(data)
+}
+
+// sendWithHeaders is send that returns the answer's headers too.
+func (s *socketServer) sendWithHeaders(t *testing.T, method, path, contentType, body string) (int, string, http.Header) {
+	t.Helper()
 	req, err := http.NewRequest(method, "http://paddock/api/v1alpha1"+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +45,7 @@ func (s *socketServer) send(t *testing.T, method, path, contentType, body string
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(data)
+	return resp.StatusCode, string(data), resp.Header
 }
 
 // Values at the edge of what a field takes are refused with the field and

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Reason is the machine-readable cause of a failed request.
@@ -108,6 +109,9 @@ type Error struct {
 	Reason  Reason
 	Message string
 	Fields  []FieldError
+	// RetryAfter, when above zero, is how long a client should wait
+	// before it tries again: the failure is expected to pass.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string { return e.Message }

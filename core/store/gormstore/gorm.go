@@ -98,7 +98,7 @@ type Config struct {
 // crash of the daemon; a power loss may lose the last commits but never
 // leaves the file damaged.
 func SQLite(path string) gorm.Dialector {
-	return sqlite.Open(path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)" +
+	return sqlite.Open(path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(" + strconv.Itoa(int(busyTimeout.Milliseconds())) + ")" +
 		"&_pragma=journal_size_limit(" + strconv.Itoa(walSizeLimit) + ")" + cacheSize(writerCacheKiB))
 }
 
@@ -109,7 +109,7 @@ const sqliteReaders = 2
 // sqliteReaderDSN names the SQLite file at path for the read-only
 // connections.
 func sqliteReaderDSN(path string) string {
-	return path + "?_pragma=busy_timeout(5000)&_pragma=query_only(1)" + cacheSize(readerCacheKiB)
+	return path + "?_pragma=busy_timeout(" + strconv.Itoa(int(busyTimeout.Milliseconds())) + ")&_pragma=query_only(1)" + cacheSize(readerCacheKiB)
 }
 
 // The page cache of each SQLite connection, in KiB (SQLite's default is
@@ -134,6 +134,10 @@ type DB struct {
 	name    string // the database, for messages
 	lock    dbLock // keeps other daemons off the database; nil once released
 	failing atomic.Pointer[string]
+	// probing is set while a probe waits for writes to work again; done
+	// is closed when the store closes, which ends it.
+	probing atomic.Bool
+	done    chan struct{}
 	// writeErrors counts the database operations that failed.
 	writeErrors atomic.Int64
 	retention   int64
@@ -216,7 +220,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		return nil, fmt.Errorf("open the %s: %w", where.name, err)
 	}
 	s := &DB{db: gdb, name: where.name, preparing: make(chan struct{}, concurrentWrites), lock: lock, retention: cfg.EventRetention,
-		maxAge: cfg.EventMaxAge, maxBytes: cfg.EventMaxBytes, sqlite: where.file != "", admit: cfg.Admit, log: cfg.Logger, index: newIndex(), staged: map[resource.Key]stagedState{}, hub: store.NewHub()}
+		maxAge: cfg.EventMaxAge, maxBytes: cfg.EventMaxBytes, sqlite: where.file != "", admit: cfg.Admit, log: cfg.Logger, index: newIndex(), staged: map[resource.Key]stagedState{}, hub: store.NewHub(), done: make(chan struct{})}
 	if err := s.prepare(ctx, where); err != nil {
 		s.Close()
 		return nil, err
@@ -329,6 +333,7 @@ func (s *DB) Close() error {
 		return nil
 	}
 	s.closed.Store(true)
+	close(s.done)
 	s.failOpen()
 	s.hub.CloseAll(store.ErrWatchClosed)
 	s.release.stop()

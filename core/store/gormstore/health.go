@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"paddock.dev/paddock/core/resource"
 )
 
 // SQLite's primary result codes this file tells apart.
 const (
+	sqliteBusy     = 5
+	sqliteLocked   = 6
 	sqliteReadOnly = 8
 	sqliteIOErr    = 10
 	sqliteCorrupt  = 11
@@ -33,11 +36,30 @@ func (s *DB) storageError(ctx context.Context, what string, err error) error {
 	}
 	if s.failing.Swap(&msg) == nil {
 		s.log.ErrorContext(ctx, "database writes fail", "database", s.name, "err", msg)
+		s.startProbe()
 	}
 	if reason == "" {
 		return fmt.Errorf("%s", msg)
 	}
-	return resource.Errorf(reason, "%s", msg)
+	e := resource.Errorf(reason, "%s", msg)
+	if busy(err) {
+		e.RetryAfter = busyTimeout
+	}
+	return e
+}
+
+// busyTimeout is how long a SQLite write waits for another connection's
+// lock before it fails (the busy_timeout of the connections).
+const busyTimeout = 5 * time.Second
+
+// busy reports whether err says another connection holds the lock.
+func busy(err error) bool {
+	var coded interface{ Code() int }
+	if !errors.As(err, &coded) {
+		return false
+	}
+	code := coded.Code() & 0xff
+	return code == sqliteBusy || code == sqliteLocked
 }
 
 // wrote notes a successful write: writes work again.
@@ -61,6 +83,8 @@ func classify(err error) (resource.Reason, string) {
 	var coded interface{ Code() int }
 	if errors.As(err, &coded) {
 		switch coded.Code() & 0xff {
+		case sqliteBusy, sqliteLocked:
+			return resource.ReasonUnavailable, fmt.Sprintf("is locked by another process, which has held it for more than %v: retry later; if it stays locked, find the process that has the file open (fuser, lsof) and stop it", busyTimeout)
 		case sqliteFull:
 			return resource.ReasonInsufficientStorage, "is on a full disk: free space on it, then retry"
 		case sqliteReadOnly:
