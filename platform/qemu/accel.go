@@ -59,7 +59,7 @@ const EnvTBSize = "PADDOCK_QEMU_TB_SIZE"
 // about 10 MiB at the usual ones), 96 and 128 went over by up to 20 and
 // 50 MiB, 512 by 470. The price is that the boot's code is translated
 // again after each of about 37 flushes instead of 2: some 8 s more of
-// QEMU's CPU time per boot on a 2-core host. The README's section on VMs
+// QEMU's CPU time per boot on a 2-core host. docs/performance.md
 // has the figures.
 const DefaultTBSize = 64
 
