@@ -103,7 +103,8 @@ func New(st store.Store, opts Options) *Controller {
 		opts.Logger = slog.Default()
 	}
 	c := &Controller{store: st, opts: opts, log: opts.Logger.With("controller", "app")}
-	c.ctrl = controller.New("app", st, c.reconcile, controller.Options{Logger: opts.Logger, Metrics: opts.Metrics}).
+	apps := controller.Lifecycle[*resource.App]{Store: st, Finalize: c.finalize, Live: c.reconcile}
+	c.ctrl = controller.New("app", st, apps.Reconcile, controller.Options{Logger: opts.Logger, Metrics: opts.Metrics}).
 		Watches(resource.KindApp, controller.Self).
 		Watches(resource.KindVM, controller.ControllerOwner(resource.KindApp)).
 		Watches(resource.KindConfigMap, controller.ControllerOwner(resource.KindApp))
@@ -117,22 +118,9 @@ func vmKey(app *resource.App) resource.Key {
 	return resource.Key{Kind: resource.KindVM.Name, Namespace: app.Spec.Namespace, Name: resource.AppVMName}
 }
 
-func (c *Controller) reconcile(ctx context.Context, key resource.Key) (controller.Result, error) {
-	obj, err := c.store.Get(ctx, key)
-	if resource.IsNotFound(err) {
-		return controller.Result{}, nil
-	}
-	if err != nil {
-		return controller.Result{}, err
-	}
-	app := obj.(*resource.App)
-	if app.Metadata.Terminating() {
-		return c.finalize(ctx, app)
-	}
-	if !app.Metadata.HasFinalizer(resource.FinalizerCleanup) {
-		return controller.Result{}, controller.EnsureFinalizer(ctx, c.store, key, resource.FinalizerCleanup)
-	}
-
+// reconcile brings a live App, which carries its cleanup finalizer, to
+// its spec: its template, its VM, its engine's context, its status.
+func (c *Controller) reconcile(ctx context.Context, app *resource.App) (controller.Result, error) {
 	src, err := c.ensureTemplate(ctx, app)
 	var vm *resource.VM
 	if err == nil {

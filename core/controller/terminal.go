@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"paddock.dev/paddock/core/resource"
@@ -42,15 +44,12 @@ func Terminal(obj Conditioned, condition, reason string, err error) error {
 }
 
 // Failed reports whether obj's condition records a terminal failure with
-// reason for obj's current generation, that is, whether nothing has
-// changed in its spec since that failure.
+// reason that is current (resource.ConditionCurrent, the rule every reader
+// of conditions follows), that is, whether nothing has changed in obj's
+// spec since that failure.
 func Failed(obj Conditioned, condition, reason string) bool {
-	for _, c := range *obj.StatusConditions() {
-		if c.Type == condition {
-			return c.Status == metav1.ConditionFalse && c.Reason == reason && c.ObservedGeneration == obj.GetMeta().Generation
-		}
-	}
-	return false
+	c := meta.FindStatusCondition(*obj.StatusConditions(), condition)
+	return c != nil && c.Status == metav1.ConditionFalse && c.Reason == reason && resource.ConditionCurrent(c, obj.GetMeta().Generation)
 }
 
 // errSuperseded ends recording a terminal error of an object that was

@@ -54,7 +54,13 @@ func New(st store.Store, d Driver, opts Options) *Controller {
 	}
 	c := &Controller{store: st, driver: d, grace: opts.StopGrace, log: opts.Logger.With("controller", "vm"),
 		boots: map[string]*boot{}, exits: map[string]*exitWatch{}}
-	c.ctrl = controller.New("vm", st, c.reconcile, controller.Options{Workers: 4, Logger: opts.Logger, Metrics: opts.Metrics}).
+	vms := controller.Lifecycle[*resource.VM]{
+		Store:    st,
+		Gone:     func(key resource.Key) { c.forget(key.Name) },
+		Finalize: c.finalize,
+		Live:     c.reconcile,
+	}
+	c.ctrl = controller.New("vm", st, vms.Reconcile, controller.Options{Workers: 4, Logger: opts.Logger, Metrics: opts.Metrics}).
 		Watches(resource.KindVM, controller.Self).
 		Watches(resource.KindConfigMap, controller.ControllerOwner(resource.KindVM)).
 		Watches(resource.KindConfigMap, c.templateUsers)
@@ -103,22 +109,9 @@ func (c *Controller) Shutdown(ctx context.Context, bound time.Duration) error {
 	return c.driver.StopAll(ctx, names, grace)
 }
 
-func (c *Controller) reconcile(ctx context.Context, key resource.Key) (controller.Result, error) {
-	obj, err := c.store.Get(ctx, key)
-	if resource.IsNotFound(err) {
-		c.forget(key.Name)
-		return controller.Result{}, nil
-	}
-	if err != nil {
-		return controller.Result{}, err
-	}
-	vm := obj.(*resource.VM)
-	if vm.Metadata.Terminating() {
-		return c.finalize(ctx, vm)
-	}
-	if !vm.Metadata.HasFinalizer(resource.FinalizerCleanup) {
-		return controller.Result{}, controller.EnsureFinalizer(ctx, c.store, key, resource.FinalizerCleanup)
-	}
+// reconcile brings a live VM, which carries its cleanup finalizer, to its
+// spec: its template copy, its machine, its running state.
+func (c *Controller) reconcile(ctx context.Context, vm *resource.VM) (controller.Result, error) {
 	tmpl, err := c.ensureTemplate(ctx, vm)
 	if err != nil {
 		if resource.ReasonOf(err) == resource.ReasonInvalid {
