@@ -24,7 +24,7 @@ for f in /usr/bin/paddock /usr/lib/systemd/user/paddock.service /usr/lib/systemd
 	grep -qxF "$f" <<<"$files" && ok "rpm -qpl lists $f" || bad "rpm -qpl does not list $f"
 done
 requires=$(rpm -qpR "$rpm")
-for r in qemu-img openssh-clients 'qemu-system-.*-core'; do
+for r in qemu-img openssh-clients openssh-server 'qemu-system-.*-core'; do
 	grep -qx "$r" <<<"$requires" && ok "requires $r" || bad "does not require $r: $requires"
 done
 scripts=$(rpm -qp --scripts "$rpm")

@@ -12,9 +12,10 @@
 # private D-Bus session bus (dbus above) for the tray menu. The App's
 # end-to-end test talks to Docker in its VM with the host's docker CLI
 # (Debian ships it only in docker.io) and imports a busybox-static root
-# file system as an image made offline.
+# file system as an image made offline; the mount benchmark shares folders
+# by reverse-sshfs through the host's sftp-server.
 set -euo pipefail
-pkgs=(qemu-system-x86 qemu-utils openssh-client shellcheck
+pkgs=(qemu-system-x86 qemu-utils openssh-client openssh-sftp-server shellcheck
 	systemd systemd-sysv libpam-systemd dbus dbus-user-session util-linux passwd dpkg lintian rpm rpmlint
 	gcc libc6-dev pkg-config libgl1-mesa-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev
 	xvfb libgl1-mesa-dri x11-utils xdotool imagemagick xclip

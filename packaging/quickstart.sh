@@ -17,7 +17,7 @@ x86_64) qemu="qemu-system-x86" ;;
 aarch64) qemu="qemu-system-arm" ;;
 *) echo "quickstart: no QEMU package known for $(uname -m)" >&2; exit 1 ;;
 esac
-pkgs=("$qemu" qemu-utils openssh-client curl docker.io)
+pkgs=("$qemu" qemu-utils openssh-client openssh-sftp-server curl docker.io)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

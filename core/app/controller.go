@@ -46,9 +46,11 @@ const (
 )
 
 // Template renders the complete Lima template of the App's VM, for this
-// instance, running engine (resource.EngineMoby or EngineContainerd).
+// instance, as the App's spec asks: its container engine
+// (resource.EngineMoby or EngineContainerd) and the host folders it
+// shares. The sizes are the VM's params, not the template's.
 type Template interface {
-	Render(engine string) ([]byte, error)
+	Render(spec resource.AppSpec) ([]byte, error)
 }
 
 // PendingError is a Template's answer while something the template needs is

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -24,20 +25,27 @@ import (
 	"paddock.dev/paddock/core/vm/vmtest"
 )
 
-// testTemplate renders a small template naming its engine; err makes it
+// testTemplate renders a small template naming its engine and the
+// mounts when they are not the default; err makes it
 // fail as a platform without an image does.
 type testTemplate struct {
 	mu  sync.Mutex
 	err error
 }
 
-func (t *testTemplate) Render(engine string) ([]byte, error) {
+func (t *testTemplate) Render(spec resource.AppSpec) ([]byte, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.err != nil {
 		return nil, t.err
 	}
-	return []byte("vmType: test\nengine: " + engine + "\ncpus: 1\n"), nil
+	text := "vmType: test\nengine: " + spec.ContainerEngine.Name + "\ncpus: 1\n"
+	if !slices.Equal(spec.Mounts, resource.DefaultAppMounts()) {
+		for _, m := range spec.Mounts {
+			text += "mount: " + m.String() + "\n"
+		}
+	}
+	return []byte(text), nil
 }
 
 func (t *testTemplate) fail(err error) {
@@ -326,6 +334,24 @@ func TestEngineSwitchMovesTheVMToANewTemplateAndDropsTheOld(t *testing.T) {
 	e.waitGone(resource.Key{Kind: "ConfigMap", Namespace: "paddock", Name: old})
 	if got := e.hostCx.get(); got != resource.EngineContainerd {
 		t.Fatalf("the docker context is for %q", got)
+	}
+}
+
+// A change of the shared folders is a change of the template: the VM
+// restarts into a template that lists them.
+func TestMountsChangeRestartsTheVMIntoANewTemplate(t *testing.T) {
+	e := start(t, true)
+	e.engine.set(true)
+	a := e.createApp(resource.AppSpec{Running: true, CPUs: 1, Memory: "1GiB"})
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
+	old, restarts := e.getVM().Spec.TemplateRef, e.getVM().Status.RestartCount
+
+	dir := t.TempDir()
+	a = e.patchApp(`{"spec":{"mounts":[{"location":"` + dir + `","readOnly":true}]}}`)
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
+	v := e.getVM()
+	if v.Spec.TemplateRef == old || v.Status.RestartCount <= restarts || !strings.Contains(e.template(), "mount: "+dir+":ro\n") {
+		t.Fatalf("templateRef %q (was %q), restarts %d (were %d), the machine runs:\n%s", v.Spec.TemplateRef, old, v.Status.RestartCount, restarts, e.template())
 	}
 }
 

@@ -42,7 +42,7 @@ func (e *blockedError) Unwrap() error { return e.err }
 // ensureTemplate returns the ConfigMap holding the App's current template,
 // making it when missing.
 func (c *Controller) ensureTemplate(ctx context.Context, app *resource.App) (*resource.ConfigMap, error) {
-	text, err := c.opts.Template.Render(app.Spec.ContainerEngine.Name)
+	text, err := c.opts.Template.Render(app.Spec)
 	var pending *PendingError
 	if errors.As(err, &pending) {
 		return nil, &blockedError{pending.Reason, pending}

@@ -87,6 +87,9 @@ type AppSpec struct {
 	Memory          string          `json:"memory,omitempty" doc:"Memory, e.g. 4GiB, at most the host's; 4GiB (or half the host's, if less) when empty." example:"4GiB"`
 	Disk            string          `json:"disk,omitempty" doc:"Disk size, e.g. 64GiB; 64GiB when empty. The disk grows as it fills." example:"64GiB"`
 	Namespace       string          `json:"namespace,omitempty" doc:"Namespace of the App's VM and template; paddock when empty. Immutable."`
+	// Mounts is nil for the default (the home folder) and empty for none.
+	Mounts    []AppMount `json:"mounts,omitzero" doc:"Host folders the VM shares, each at the same path in the guest, so that docker run -v finds them; the home folder (~), writable, when absent; [] shares none. On WSL2, WSL shares the Windows drives itself and this list is not used. A change restarts a running VM."`
+	MountType string     `json:"mountType,omitempty" enum:"9p,reverse-sshfs" doc:"How QEMU shares the folders: 9p or reverse-sshfs; the faster (9p) when empty. VZ always uses virtiofs, WSL2 its own mounts."`
 }
 
 // ContainerEngine chooses the engine; an object so that engine options can
@@ -133,6 +136,9 @@ var KindApp = &Kind{
 		setDefault(&s.Memory, defaultAppMemorySize())
 		setDefault(&s.Disk, defaultAppDisk)
 		setDefault(&s.Namespace, DefaultAppNamespace)
+		if s.Mounts == nil {
+			s.Mounts = DefaultAppMounts()
+		}
 	},
 	Validate: func(obj, old Object) []FieldError {
 		a := obj.(*App)
@@ -151,6 +157,12 @@ var KindApp = &Kind{
 		errs = append(errs, validateSize("spec.memory", a.Spec.Memory, minAppMemory, hostMemory(), "the host's memory")...)
 		errs = append(errs, validateSize("spec.disk", a.Spec.Disk, minAppDisk, 0, "")...)
 		errs = append(errs, validateDNSLabel("spec.namespace", a.Spec.Namespace)...)
+		var oldMounts []AppMount
+		if old != nil {
+			oldMounts = old.(*App).Spec.Mounts
+		}
+		errs = append(errs, validateAppMounts(a.Spec.Mounts, oldMounts)...)
+		errs = append(errs, validateMountType(a.Spec.MountType)...)
 		if old != nil && old.(*App).Spec.Namespace != a.Spec.Namespace {
 			errs = append(errs, FieldError{"spec.namespace", "is immutable: delete and recreate the App to move it"})
 		}

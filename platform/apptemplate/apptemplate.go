@@ -90,6 +90,19 @@ type Input struct {
 	// Engine is resource.EngineMoby or resource.EngineContainerd.
 	Engine string
 	Image  Image
+	// Mounts are the host folders the VM shares, each at the same path in
+	// the guest (the App's spec.mounts; nil for none). WSL2 shares the
+	// Windows drives itself and takes no list.
+	Mounts []resource.AppMount
+	// MountType is how QEMU shares them: resource.MountType9p or
+	// MountTypeReverseSSHFS; empty for resource.DefaultQEMUMountType.
+	// VZ always shares by virtiofs.
+	MountType string
+	// UID is the host user's id, which the guest user takes, so that
+	// files in shared folders belong to the guest user as they belong to
+	// the host user; 0 (root, which is no guest user) or less (Windows)
+	// leaves the template's.
+	UID int
 }
 
 // Socket is the Docker endpoint of the instance whose short directory is
@@ -156,7 +169,10 @@ func Render(in Input, target Target) ([]byte, error) {
 		provision = append(provision, map[string]any{"mode": "system", "script": strings.ReplaceAll(installScript, "{{UNIT}}", e.unit)})
 	}
 	tmpl["images"] = []any{image}
-	if err := addVMType(tmpl, img, target); err != nil {
+	if in.UID > 0 {
+		tmpl["user"].(map[string]any)["uid"] = in.UID
+	}
+	if err := addVMType(tmpl, in, target); err != nil {
 		return nil, err
 	}
 	tmpl["provision"] = append(provision, map[string]any{"mode": "system", "script": e.script})
@@ -168,10 +184,19 @@ func Render(in Input, target Target) ([]byte, error) {
 }
 
 // addVMType adds what target's VM type needs.
-func addVMType(tmpl map[string]any, img Image, target Target) error {
+func addVMType(tmpl map[string]any, in Input, target Target) error {
+	img := in.Image
 	switch target.VMType {
 	case QEMU:
-		tmpl["mounts"] = []any{}
+		switch in.MountType {
+		case "":
+			tmpl["mountType"] = resource.DefaultQEMUMountType
+		case resource.MountType9p, resource.MountTypeReverseSSHFS:
+			tmpl["mountType"] = in.MountType
+		default:
+			return fmt.Errorf("unknown mount type %q: use %s", in.MountType, strings.Join(resource.MountTypes, " or "))
+		}
+		tmpl["mounts"] = mounts(in.Mounts)
 		if img.Arch == "x86_64" {
 			// The guest gets every CPU feature QEMU has (the host's
 			// under KVM or HVF).
@@ -183,7 +208,7 @@ func addVMType(tmpl map[string]any, img Image, target Target) error {
 		}
 	case VZ:
 		tmpl["mountType"] = "virtiofs"
-		tmpl["mounts"] = []any{map[string]any{"location": "~", "writable": true}}
+		tmpl["mounts"] = mounts(in.Mounts)
 		if target.Rosetta {
 			if img.Arch != "aarch64" {
 				return fmt.Errorf("rosetta runs x86_64 binaries in an aarch64 guest; the guest image is %s", img.Arch)
@@ -203,23 +228,41 @@ func addVMType(tmpl map[string]any, img Image, target Target) error {
 	return nil
 }
 
+// mounts is the template's list of the folders ms: Lima mounts each at
+// its own path (its location with ~ expanded) in the guest.
+func mounts(ms []resource.AppMount) []any {
+	out := []any{}
+	for _, m := range ms {
+		out = append(out, map[string]any{"location": m.Location, "writable": !m.ReadOnly})
+	}
+	return out
+}
+
 // Template renders the App's template of one instance on one target: the
 // App controller's core/app.Template.
 type Template struct {
 	Instance string
 	ShortDir string
 	Target   Target
+	// UID is the host user's id (Input.UID).
+	UID int
 	// Image returns the guest image at each render.
 	Image func() (Image, error)
 }
 
 var _ app.Template = Template{}
 
-// Render returns the complete template of the App's VM running engine.
-func (t Template) Render(engine string) ([]byte, error) {
+// Render returns the complete template of the App's VM as spec asks: its
+// engine and its shared folders (the home folder when spec names no list).
+func (t Template) Render(spec resource.AppSpec) ([]byte, error) {
 	img, err := t.Image()
 	if err != nil {
 		return nil, err
 	}
-	return Render(Input{Instance: t.Instance, ShortDir: t.ShortDir, Engine: engine, Image: img}, t.Target)
+	ms := spec.Mounts
+	if ms == nil {
+		ms = resource.DefaultAppMounts()
+	}
+	return Render(Input{Instance: t.Instance, ShortDir: t.ShortDir, Engine: spec.ContainerEngine.Name, Image: img,
+		Mounts: ms, MountType: spec.MountType, UID: t.UID}, t.Target)
 }

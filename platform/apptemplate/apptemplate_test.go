@@ -64,6 +64,10 @@ type rendered struct {
 		Location string
 		Kernel   *struct{ Cmdline string }
 	}
+	User struct {
+		Name string
+		UID  int
+	}
 	Rosetta      struct{ Enabled, Binfmt bool }
 	SSH          struct{ LocalPort int } `json:"ssh"`
 	Provision    []struct{ Mode, Script string }
@@ -72,7 +76,8 @@ type rendered struct {
 
 func render(t *testing.T, h host, i int, engine string) ([]byte, rendered) {
 	t.Helper()
-	out, err := apptemplate.Render(apptemplate.Input{Instance: instances[i], ShortDir: h.short[i], Engine: engine, Image: h.image}, h.target)
+	out, err := apptemplate.Render(apptemplate.Input{Instance: instances[i], ShortDir: h.short[i], Engine: engine, Image: h.image,
+		Mounts: resource.DefaultAppMounts(), UID: 501}, h.target)
 	if err != nil {
 		t.Fatalf("%s, instance %s, %s: %v", h.name, instances[i], engine, err)
 	}
@@ -154,8 +159,8 @@ func TestEachVMTypeGetsWhatItNeeds(t *testing.T) {
 			}
 			switch h.target.VMType {
 			case apptemplate.QEMU:
-				if len(r.Mounts) != 0 {
-					t.Errorf("qemu mounts %+v, want none", r.Mounts)
+				if r.MountType != resource.DefaultQEMUMountType || len(r.Mounts) != 1 || r.Mounts[0].Location != "~" || !r.Mounts[0].Writable {
+					t.Errorf("qemu: mountType %q, mounts %+v; want the home directory by %s, writable", r.MountType, r.Mounts, resource.DefaultQEMUMountType)
 				}
 			case apptemplate.VZ:
 				if r.MountType != "virtiofs" || len(r.Mounts) != 1 || r.Mounts[0].Location != "~" || !r.Mounts[0].Writable {
@@ -165,8 +170,8 @@ func TestEachVMTypeGetsWhatItNeeds(t *testing.T) {
 					t.Errorf("rosetta = %+v, want enabled and binfmt %v", r.Rosetta, h.target.Rosetta)
 				}
 			case apptemplate.WSL2:
-				if r.MountType != "wsl2" {
-					t.Errorf("wsl2: mountType %q", r.MountType)
+				if r.MountType != "wsl2" || len(r.Mounts) != 0 {
+					t.Errorf("wsl2: mountType %q, mounts %+v; want WSL's own and no list", r.MountType, r.Mounts)
 				}
 				// A profile with a space comes back whole: YAML quotes
 				// it, and Lima hands paths to wsl.exe as arguments,
@@ -176,6 +181,78 @@ func TestEachVMTypeGetsWhatItNeeds(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The App's list of folders and its mount type reach the template; the
+// guest user takes the host user's id, except root's.
+func TestTheAppsFoldersAreMountedAsItAsks(t *testing.T) {
+	in := apptemplate.Input{Instance: "default", ShortDir: "/s", Engine: resource.EngineMoby, Image: linuxImage,
+		Mounts: []resource.AppMount{{Location: "~/src"}, {Location: "/data", ReadOnly: true}}, MountType: resource.MountTypeReverseSSHFS, UID: 1001}
+	var r rendered
+	for _, tc := range []struct {
+		name   string
+		target apptemplate.Target
+		image  apptemplate.Image
+		mtype  string
+	}{
+		{"qemu", apptemplate.Target{VMType: apptemplate.QEMU}, linuxImage, resource.MountTypeReverseSSHFS},
+		{"vz", apptemplate.Target{VMType: apptemplate.VZ}, cloudImage("arm64"), "virtiofs"},
+	} {
+		in.Image = tc.image
+		out, err := apptemplate.Render(in, tc.target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := yaml.Unmarshal(out, &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.MountType != tc.mtype || len(r.Mounts) != 2 || r.Mounts[0].Location != "~/src" || !r.Mounts[0].Writable ||
+			r.Mounts[1].Location != "/data" || r.Mounts[1].Writable {
+			t.Errorf("%s: mountType %q, mounts %+v; want ~/src writable and /data read-only by %s", tc.name, r.MountType, r.Mounts, tc.mtype)
+		}
+		if r.User.Name != "paddock" || r.User.UID != 1001 {
+			t.Errorf("%s: user %+v, want paddock with the host user's uid 1001", tc.name, r.User)
+		}
+	}
+	in.Image, in.Mounts, in.MountType, in.UID = linuxImage, nil, "", 0
+	out, err := apptemplate.Render(in, apptemplate.Target{VMType: apptemplate.QEMU})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = rendered{}
+	if err := yaml.Unmarshal(out, &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Mounts) != 0 || r.User.UID != 1000 {
+		t.Errorf("no folders and a root host: mounts %+v, user %+v; want none, and uid 1000", r.Mounts, r.User)
+	}
+	in.MountType = "nfs"
+	if _, err := apptemplate.Render(in, apptemplate.Target{VMType: apptemplate.QEMU}); err == nil || !strings.Contains(err.Error(), "unknown mount type") {
+		t.Errorf("mountType nfs: %v", err)
+	}
+}
+
+// Template shares the home folder when the App's spec names no list (an
+// App stored before spec.mounts existed), and none for an empty list.
+func TestTemplateDefaultsToTheHomeFolder(t *testing.T) {
+	tmpl := apptemplate.Template{Instance: "default", ShortDir: "/s", Target: apptemplate.Target{VMType: apptemplate.QEMU},
+		Image: func() (apptemplate.Image, error) { return linuxImage, nil }}
+	for _, tc := range []struct {
+		mounts []resource.AppMount
+		want   int
+	}{{nil, 1}, {[]resource.AppMount{}, 0}} {
+		out, err := tmpl.Render(resource.AppSpec{ContainerEngine: resource.ContainerEngine{Name: resource.EngineMoby}, Mounts: tc.mounts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r rendered
+		if err := yaml.Unmarshal(out, &r); err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Mounts) != tc.want {
+			t.Errorf("spec.mounts %#v: the template mounts %+v", tc.mounts, r.Mounts)
+		}
 	}
 }
 

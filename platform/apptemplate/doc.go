@@ -3,17 +3,24 @@
 // directory), the container engine, the guest image and the VM type the
 // host runs (Target), so every platform's template is tested on any OS.
 //
+// The App's shared folders (spec.mounts: the home folder, writable, unless
+// the App lists others) are mounted at the same path in the guest, so that
+// `docker run -v ~/proj:/src` finds them; the guest user takes the host
+// user's id, so that their files are the guest user's too.
+//
 // What the VM types add:
 //
-//   - qemu (Linux; macOS without VZ, accelerated by HVF): no mounts; an
+//   - qemu (Linux; macOS without VZ, accelerated by HVF): the folders by
+//     9p (QEMU's virtio-9p) or reverse-sshfs (the guest's sshfs, served
+//     by the host's sftp-server over Lima's SSH), spec.mountType; an
 //     x86_64 guest boots by BIOS (a kernel booted directly needs no
 //     firmware, Debian's cloud images boot either way), so the host needs
 //     no UEFI firmware.
-//   - vz (macOS 13 and later): the home directory mounted by virtiofs,
-//     writable, for bind mounts; Rosetta for x86_64 binaries when the
-//     host has it (Apple silicon).
+//   - vz (macOS 13 and later): the folders by virtiofs; Rosetta for
+//     x86_64 binaries when the host has it (Apple silicon).
 //   - wsl2 (Windows): the image is a root file system tarball; WSL2 shares
-//     the host's files itself (mountType wsl2).
+//     the host's files itself, every Windows drive at /mnt/<letter>
+//     (mountType wsl2), and takes no list.
 //
 // On every type the engine's socket is forwarded to the instance's short
 // directory (EngineSocket); on Windows the daemon also serves it as the

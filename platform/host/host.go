@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"os"
 
 	"paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/instance"
@@ -30,7 +31,8 @@ type Host interface {
 // AppTemplate is the App's template of the instance at p on h, booting
 // the image that image returns at each render (platform/image's
 // Fetcher.Boot: the choice among an override, a built image and the
-// published one is the caller's).
+// published one is the caller's). The guest user takes this process's
+// user id (apptemplate.Input.UID).
 func AppTemplate(ctx context.Context, h Host, p instance.Paths, image func() (apptemplate.Image, error)) app.Template {
-	return apptemplate.Template{Instance: p.Instance, ShortDir: p.ShortDir, Target: h.AppTarget(ctx), Image: image}
+	return apptemplate.Template{Instance: p.Instance, ShortDir: p.ShortDir, Target: h.AppTarget(ctx), UID: os.Getuid(), Image: image}
 }

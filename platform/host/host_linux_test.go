@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -36,7 +37,7 @@ func TestCurrentOnLinux(t *testing.T) {
 	image := func() (apptemplate.Image, error) {
 		return apptemplate.Image{File: apptemplate.File{Location: "/img/debian.qcow2"}, Arch: "x86_64"}, nil
 	}
-	out, err := AppTemplate(ctx, h, p, image).Render(resource.EngineMoby)
+	out, err := AppTemplate(ctx, h, p, image).Render(resource.AppSpec{ContainerEngine: resource.ContainerEngine{Name: resource.EngineMoby}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,11 +45,16 @@ func TestCurrentOnLinux(t *testing.T) {
 		VMType       string                        `json:"vmType"`
 		PortForwards []struct{ HostSocket string } `json:"portForwards"`
 		Images       []struct{ Location string }
+		User         struct{ UID int }
 	}
 	if err := yaml.Unmarshal(out, &got); err != nil {
 		t.Fatal(err)
 	}
 	if got.VMType != apptemplate.QEMU || len(got.PortForwards) != 1 || !strings.HasPrefix(got.PortForwards[0].HostSocket, p.ShortDir+"/") || got.Images[0].Location != "/img/debian.qcow2" {
 		t.Errorf("the App's template through the seam:\n%s", out)
+	}
+	// The guest user is the host user's uid, or 1000 under root.
+	if want := max(os.Getuid(), 0); (want == 0 && got.User.UID != 1000) || (want > 0 && got.User.UID != want) {
+		t.Errorf("the guest user's uid %d, with the host's %d", got.User.UID, want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"os/user"
 	"runtime"
 	"slices"
@@ -21,6 +22,7 @@ func Gather(ctx context.Context, opts Options) Report {
 	f.QEMU = lookProgram(ctx, "qemu-system-"+arch, "--version")
 	f.QEMUImg = lookProgram(ctx, "qemu-img", "--version")
 	f.SSH = lookProgram(ctx, "ssh", "-V")
+	f.SFTPServer = findSFTPServer()
 
 	if kvm, err := os.OpenFile("/dev/kvm", os.O_RDWR, 0); err != nil {
 		f.KVMDevice, f.KVMMissing = err.Error(), errors.Is(err, os.ErrNotExist)
@@ -42,6 +44,28 @@ func Gather(ctx context.Context, opts Options) Report {
 		f.InKVMGroup = inGroup(u, "kvm")
 	}
 	return Linux(runtime.GOARCH, f)
+}
+
+// sftpServerCandidates are where Linux distributions put OpenSSH's
+// sftp-server, as Lima's reverse-sshfs (sshocker v0.3.8's
+// DetectOpensshSftpServerBinary) looks for it after PATH.
+var sftpServerCandidates = []string{
+	"/usr/libexec/openssh/sftp-server", // Fedora
+	"/usr/lib/sftp-server",             // Debian's link
+	"/usr/lib/openssh/sftp-server",     // Debian
+	"/usr/lib/ssh/sftp-server",         // Alpine, Arch
+}
+
+func findSFTPServer() string {
+	if p, err := exec.LookPath("sftp-server"); err == nil {
+		return p
+	}
+	for _, p := range sftpServerCandidates {
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
 }
 
 func inGroup(u *user.User, name string) bool {

@@ -16,7 +16,7 @@ func TestGatherLinux(t *testing.T) {
 	if r.OS != "linux" || r.Arch != runtime.GOARCH {
 		t.Fatalf("report for %s/%s", r.OS, r.Arch)
 	}
-	for _, name := range []string{"qemu", "qemu-img", "kvm device", "accelerator", "kvm group", "ssh", "disk " + dir + "/not/yet/made"} {
+	for _, name := range []string{"qemu", "qemu-img", "kvm device", "accelerator", "kvm group", "ssh", "sftp-server", "disk " + dir + "/not/yet/made"} {
 		find(t, r, name)
 	}
 	if d := find(t, r, "disk "+dir+"/not/yet/made"); strings.Contains(d.Message, "cannot tell") {

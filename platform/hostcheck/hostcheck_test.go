@@ -69,9 +69,9 @@ var plenty = []Disk{{Dir: "/home/u/.paddock/lima", Free: 100 << 30}}
 func healthyLinux() LinuxFacts {
 	return LinuxFacts{
 		Arch: "x86_64", Distro: parseOSRelease(debianOSRelease),
-		QEMU:      Program{Path: "/usr/bin/qemu-system-x86_64", Output: debianQEMU},
-		QEMUImg:   Program{Path: "/usr/bin/qemu-img", Output: debianQEMUImg},
-		SSH:       Program{Path: "/usr/bin/ssh", Output: debianSSH},
+		QEMU:    Program{Path: "/usr/bin/qemu-system-x86_64", Output: debianQEMU},
+		QEMUImg: Program{Path: "/usr/bin/qemu-img", Output: debianQEMUImg},
+		SSH:     Program{Path: "/usr/bin/ssh", Output: debianSSH}, SFTPServer: "/usr/lib/openssh/sftp-server",
 		AccelMode: "auto", Accel: "kvm", User: "ann", InKVMGroup: true, Disks: plenty,
 	}
 }
@@ -87,6 +87,7 @@ func TestLinux(t *testing.T) {
 			{"qemu", OK, "qemu-system-x86_64 7.2.22 (/usr/bin/qemu-system-x86_64)", ""},
 			{"qemu-img", OK, "qemu-img 7.2.22", ""},
 			{"ssh", OK, "ssh 9.2", ""},
+			{"sftp-server", OK, "/usr/lib/openssh/sftp-server", ""},
 			{"kvm device", OK, "/dev/kvm opens", ""},
 			{"accelerator", OK, "KVM: a test guest ran", ""},
 			{"kvm group", OK, "ann is in the kvm group", ""},
@@ -103,6 +104,12 @@ func TestLinux(t *testing.T) {
 		{"no ssh on Rocky", func(f *LinuxFacts) {
 			f.Distro, f.SSH = parseOSRelease(rockyOSRelease), Program{}
 		}, false, []want{{"ssh", Failed, "ssh is not installed", "sudo dnf install openssh-clients"}}},
+		{"no sftp-server on Debian", func(f *LinuxFacts) { f.SFTPServer = "" }, true, []want{
+			{"sftp-server", Warning, "folders shared by reverse-sshfs (mountType) get Lima's built-in SFTP server", "sudo apt-get install openssh-sftp-server"},
+		}},
+		{"no sftp-server on Fedora", func(f *LinuxFacts) {
+			f.Distro, f.SFTPServer = parseOSRelease(rockyOSRelease), ""
+		}, true, []want{{"sftp-server", Warning, "not installed", "sudo dnf install openssh-server"}}},
 		{"QEMU on arm64 elsewhere", func(f *LinuxFacts) {
 			f.Arch, f.Distro, f.QEMU = "aarch64", []string{"gentoo"}, Program{}
 		}, false, []want{{"qemu", Failed, "qemu-system-aarch64 is not installed", "install qemu-system-aarch64 with the distribution's package manager"}}},

@@ -13,6 +13,9 @@ type LinuxFacts struct {
 	QEMU    Program  // qemu-system-<Arch>
 	QEMUImg Program
 	SSH     Program
+	// SFTPServer is where OpenSSH's sftp-server is ("" when it is not),
+	// found as Lima finds it (sftpServerCandidates).
+	SFTPServer string
 	// KVMDevice is why /dev/kvm did not open for reading and writing ("" when it
 	// did); KVMMissing says it does not exist at all.
 	KVMDevice  string
@@ -32,8 +35,8 @@ type LinuxFacts struct {
 }
 
 // Linux checks a Linux host: QEMU and qemu-img, KVM (the device, the
-// accelerator choice's probe, the kvm group), ssh, Paddock's own programs
-// (f.Parts) and free disk.
+// accelerator choice's probe, the kvm group), ssh and sftp-server,
+// Paddock's own programs (f.Parts) and free disk.
 func Linux(goarch string, f LinuxFacts) Report {
 	checks := []Check{
 		programCheck("qemu", f.QEMU, "qemu-system-"+f.Arch, installCommand(f.Distro, "qemu-system-"+f.Arch)),
@@ -42,6 +45,7 @@ func Linux(goarch string, f LinuxFacts) Report {
 		accelCheck(f),
 		kvmGroupCheck(f),
 		programCheck("ssh", f.SSH, "ssh", installCommand(f.Distro, "ssh")),
+		sftpServerCheck(f),
 	}
 	return newReport("linux", goarch, checks, f.Parts, f.Disks)
 }
@@ -62,6 +66,21 @@ func programCheck(name string, p Program, program, fix string) Check {
 		}
 		c.Status, c.Message = OK, fmt.Sprintf("%s %s (%s)", program, v, p.Path)
 	}
+	return c
+}
+
+// sftpServerCheck warns without OpenSSH's sftp-server, which serves the
+// host folders of a VM that shares them by reverse-sshfs; Lima falls back
+// to its own, less robust SFTP server then. (9p, the default, needs none.)
+func sftpServerCheck(f LinuxFacts) Check {
+	c := Check{Name: "sftp-server"}
+	if f.SFTPServer != "" {
+		c.Status, c.Message = OK, "OpenSSH's sftp-server ("+f.SFTPServer+"), for folders shared by reverse-sshfs"
+		return c
+	}
+	c.Status = Warning
+	c.Message = "OpenSSH's sftp-server is not installed: folders shared by reverse-sshfs (mountType) get Lima's built-in SFTP server, which is less robust"
+	c.Fix = installCommand(f.Distro, "sftp-server")
 	return c
 }
 
@@ -144,15 +163,15 @@ func kvmGroupFix(user string) string {
 var linuxPackages = map[string]map[string]string{
 	"apt-get install": {
 		"qemu-system-x86_64": "qemu-system-x86", "qemu-system-aarch64": "qemu-system-arm",
-		"qemu-img": "qemu-utils", "ssh": "openssh-client",
+		"qemu-img": "qemu-utils", "ssh": "openssh-client", "sftp-server": "openssh-sftp-server",
 	},
 	"dnf install": {
 		"qemu-system-x86_64": "qemu-system-x86-core", "qemu-system-aarch64": "qemu-system-aarch64-core",
-		"qemu-img": "qemu-img", "ssh": "openssh-clients",
+		"qemu-img": "qemu-img", "ssh": "openssh-clients", "sftp-server": "openssh-server",
 	},
 	"pacman -S": {
 		"qemu-system-x86_64": "qemu-system-x86", "qemu-system-aarch64": "qemu-system-aarch64",
-		"qemu-img": "qemu-img", "ssh": "openssh",
+		"qemu-img": "qemu-img", "ssh": "openssh", "sftp-server": "openssh",
 	},
 }
 

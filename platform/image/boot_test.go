@@ -52,7 +52,7 @@ func TestABuiltImageStartsTheEngineAndForwardsItsSocketIntoTheInstance(t *testin
 		resource.EngineMoby:       {"systemd.wants=docker.service", "/run/docker.sock", "/home/u/.paddock-x/docker.sock"},
 		resource.EngineContainerd: {"systemd.wants=containerd.service", "/run/containerd/containerd.sock", "/home/u/.paddock-x/containerd.sock"},
 	} {
-		out, err := tmpl.Render(engine)
+		out, err := tmpl.Render(resource.AppSpec{ContainerEngine: resource.ContainerEngine{Name: engine}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +107,7 @@ func TestACloudDiskInstallsAndStartsTheEngine(t *testing.T) {
 	}
 	tmpl := appTemplate(t, src)
 	for engine, unit := range map[string]string{resource.EngineMoby: "docker.service", resource.EngineContainerd: "containerd.service"} {
-		out, err := tmpl.Render(engine)
+		out, err := tmpl.Render(resource.AppSpec{ContainerEngine: resource.ContainerEngine{Name: engine}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +147,7 @@ func TestARemoteDiskSaysItIsDownloading(t *testing.T) {
 	}))
 	defer srv.Close()
 	tmpl := appTemplate(t, Source{Disk: srv.URL + "/d.qcow2", Digest: digest.SHA512.FromString("qcow2xyz"), Arch: "x86_64"})
-	_, err := tmpl.Render(resource.EngineMoby)
+	_, err := tmpl.Render(resource.AppSpec{ContainerEngine: resource.ContainerEngine{Name: resource.EngineMoby}})
 	var pending *app.PendingError
 	if !errors.As(err, &pending) || pending.Reason != resource.ReasonDownloading || !strings.Contains(pending.Message, "downloading the guest image ") {
 		t.Fatalf("Render while downloading: %v", err)
@@ -155,7 +155,7 @@ func TestARemoteDiskSaysItIsDownloading(t *testing.T) {
 	close(release)
 	for errors.As(err, &pending) {
 		time.Sleep(50 * time.Millisecond)
-		_, err = tmpl.Render(resource.EngineMoby)
+		_, err = tmpl.Render(resource.AppSpec{ContainerEngine: resource.ContainerEngine{Name: resource.EngineMoby}})
 	}
 	if err != nil {
 		t.Fatalf("Render once downloaded: %v", err)

@@ -59,8 +59,10 @@ func newAppStatusCmd(c *cli) *cobra.Command {
 			}
 			line("Sizes", fmt.Sprintf("%d CPUs, %s memory, %s disk", a.Spec.CPUs, a.Spec.Memory, a.Spec.Disk))
 			accel := "unknown until it runs"
+			var vm *resource.VM
 			if obj, err := cl.Get(cmd.Context(), resource.KindVM, a.Spec.Namespace, resource.AppVMName); err == nil {
-				if v := obj.(*resource.VM); v.Status.Accelerator != "" && v.Phase() == resource.PhaseRunning {
+				vm = obj.(*resource.VM)
+				if v := vm; v.Status.Accelerator != "" && v.Phase() == resource.PhaseRunning {
 					accel = v.Status.Accelerator
 					if accel == "tcg" {
 						accel += " (emulation: slow)"
@@ -69,6 +71,11 @@ func newAppStatusCmd(c *cli) *cobra.Command {
 			} else if !resource.IsNotFound(err) {
 				return err
 			}
+			shared, err := sharedFolders(cmd.Context(), cl, a, vm)
+			if err != nil {
+				return err
+			}
+			line("Shared", shared)
 			line("Accelerator", accel)
 			line("VM", fmt.Sprintf("vm %s in namespace %s ('paddock vm shell -n %s %s')", resource.AppVMName, a.Spec.Namespace, a.Spec.Namespace, resource.AppVMName))
 			return nil

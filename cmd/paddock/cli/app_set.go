@@ -44,6 +44,15 @@ var appProperties = map[string]appProperty{
 	}},
 	"memory": {"a size such as 4GiB", parseSize},
 	"disk":   {"a size such as 64GiB", parseSize},
+	"mounts": {"host folders, FOLDER[:ro],... (empty for none)", parseMounts},
+	"mountType": {strings.Join(resource.MountTypes, " or "), func(v string) (any, error) {
+		for _, t := range resource.MountTypes {
+			if v == t {
+				return v, nil
+			}
+		}
+		return nil, fmt.Errorf("%q is not a mount type: use %s", v, strings.Join(resource.MountTypes, " or "))
+	}},
 }
 
 func parseSize(v string) (any, error) {
@@ -100,13 +109,18 @@ func newAppSetCmd(c *cli) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "set PROPERTY=VALUE...",
-		Short: "Change the App: running, containerEngine.name, cpus, memory, disk",
+		Short: "Change the App: running, containerEngine.name, cpus, memory, disk, mounts, mountType",
 		Long: `Change the App's spec. A running VM restarts into new sizes or another
 engine; 'set' waits until the App is Settled again (--wait=false does not).
 Properties: running (true|false), containerEngine.name (moby|containerd),
 cpus, memory and disk (sizes such as 4GiB; at most the host's CPUs and
-memory). With no App, one is made with these values.`,
+memory), mounts (the host folders the VM shares at the same path, for
+'docker run -v': absolute or ~/..., separated by commas, :ro for
+read-only; the home folder by default; empty for none) and mountType
+(9p or reverse-sshfs, on QEMU). With no App, one is made with these
+values.`,
 		Example: `  paddock set cpus=4 memory=4GiB
+  paddock set mounts=~/src,/data:ro
   paddock set containerEngine.name=containerd
   paddock set --dry-run running=false`,
 		Args: minArgs(1),

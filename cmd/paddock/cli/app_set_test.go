@@ -19,11 +19,13 @@ func TestAppSetReadsPropertiesAgainstTheSchema(t *testing.T) {
 		"containerEngine=moby":      "containerEngine is an object: set containerEngine.name=moby|containerd",
 		"containerEngine.name=runc": `"runc" is not an engine: use moby or containerd`,
 		"running=yes please":        `"yes please" is not a boolean: use true or false`,
-		"cpu=2":                     `unknown property "cpu": properties are containerEngine.name, cpus, disk, memory, running`,
+		"cpu=2":                     `unknown property "cpu": properties are containerEngine.name, cpus, disk, memory, mountType, mounts, running`,
 		"cpus=two":                  "not a number of CPUs",
 		"memory=lots":               "not a size",
 		"namespace=x":               "namespace cannot change",
 		"cpus":                      "is not PROPERTY=VALUE",
+		"mounts=~/src,:ro":          "has an empty folder",
+		"mountType=nfs":             `"nfs" is not a mount type: use 9p or reverse-sshfs`,
 	} {
 		if _, err := appSpecPatch([]string{arg}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v; want %q", arg, err, want)

@@ -42,7 +42,7 @@ func TestDoctorAndTheHostEndpointAgree(t *testing.T) {
 		}
 		return n
 	}
-	for _, want := range []string{"qemu", "qemu-img", "kvm device", "accelerator", "kvm group", "ssh", "paddock-lima", "guest agent", "disk " + e.path("lima_home")} {
+	for _, want := range []string{"qemu", "qemu-img", "kvm device", "accelerator", "kvm group", "ssh", "sftp-server", "paddock-lima", "guest agent", "disk " + e.path("lima_home")} {
 		if !slices.Contains(names(r), want) {
 			t.Errorf("doctor has no %q check: %v", want, names(r))
 		}
