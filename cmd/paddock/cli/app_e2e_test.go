@@ -9,7 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -54,7 +56,7 @@ func busyboxRootfs(t testing.TB) string {
 	tw.WriteHeader(&tar.Header{Name: "bin/", Typeflag: tar.TypeDir, Mode: 0o755})
 	tw.WriteHeader(&tar.Header{Name: "bin/busybox", Mode: 0o755, Size: int64(len(bin))})
 	tw.Write(bin)
-	for _, l := range []string{"sh", "echo", "nproc"} {
+	for _, l := range []string{"sh", "echo", "nproc", "cat"} {
 		tw.WriteHeader(&tar.Header{Name: "bin/" + l, Typeflag: tar.TypeSymlink, Linkname: "busybox"})
 	}
 	if err := tw.Close(); err != nil {
@@ -120,8 +122,14 @@ func TestAppEndToEnd(t *testing.T) {
 		t.Fatal("stop made an App")
 	}
 
-	// A small App, then start: Settled, the engine answers.
-	e.mustRun("set", "--wait=false", "running=false", "memory=1GiB", "disk=8GiB")
+	// A small App sharing the home folder and, read-only, a folder beside
+	// it; then start: Settled, the engine answers.
+	readOnly, err := os.MkdirTemp("", "pdro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(readOnly) })
+	e.mustRun("set", "--wait=false", "running=false", "memory=1GiB", "disk=8GiB", "mounts=~,"+readOnly+":ro")
 	e.mustRun("start", "--timeout=10m")
 	a := e.app()
 	for _, ct := range []string{resource.AppSettled, resource.AppContainerEngineReady, resource.AppRunning} {
@@ -139,6 +147,8 @@ func TestAppEndToEnd(t *testing.T) {
 	if out := e.docker("", "--context", "paddock", "run", "--rm", "busybox:offline", "echo", "hello"); strings.TrimSpace(out) != "hello" {
 		t.Fatalf("docker run: %q", out)
 	}
+	checkSharedFolders(t, e, readOnly)
+
 	// run: the context for the child only, its exit code passed through.
 	t.Setenv("DOCKER_HOST", "tcp://127.0.0.1:1")
 	if out, _, code := e.run("", "run", "sh", "-c", `echo "$DOCKER_CONTEXT|$DOCKER_HOST"; exit 7`); code != 7 || strings.TrimSpace(out) != "paddock|" {
@@ -211,6 +221,52 @@ func TestAppEndToEnd(t *testing.T) {
 	e.mustRun("set", "--timeout=5m", "running=false", "memory=1GiB", "disk=8GiB")
 	if s, _ := appCond(e.app(), resource.AppSettled); s != "True/Stopped" {
 		t.Fatalf("a new App: Settled %s", s)
+	}
+}
+
+// checkSharedFolders checks the App's shared folders through Docker: a
+// file the host writes in the home folder is read by a container's bind
+// mount, a file the container writes is the host user's on the host, the
+// guest user sees the host user's files as its own, the read-only folder
+// refuses a write, and 'paddock status' lists both.
+func checkSharedFolders(t *testing.T, e *env, readOnly string) {
+	t.Helper()
+	proj := filepath.Join(e.home, "proj")
+	if err := os.Mkdir(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(proj, "from-host.txt"), []byte("written on the host\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bind := proj + ":/src"
+	if out := e.docker("", "--context", "paddock", "run", "--rm", "-v", bind, "busybox:offline", "cat", "/src/from-host.txt"); out != "written on the host\n" {
+		t.Fatalf("a container read %q from the host's file", out)
+	}
+	e.docker("", "--context", "paddock", "run", "--rm", "-v", bind, "busybox:offline", "sh", "-c", "echo written in a container >/src/from-container.txt")
+	back := filepath.Join(proj, "from-container.txt")
+	if data, err := os.ReadFile(back); err != nil || string(data) != "written in a container\n" {
+		t.Fatalf("the host reads %q (%v) from the container's file", data, err)
+	}
+	if st, err := os.Stat(back); err != nil || int(st.Sys().(*syscall.Stat_t).Uid) != os.Getuid() {
+		t.Fatalf("the file a container wrote as root is not the host user's (uid %d) on the host: %v %+v", os.Getuid(), err, st)
+	}
+	// The guest user has the host user's uid (1000 for root, who is no
+	// guest user), so a non-root host user's files are its own.
+	owner := strings.TrimSpace(e.mustRun("vm", "shell", "-n", "paddock", "app", "--", "sudo", "stat", "-c", "%u", back))
+	guest := strings.TrimSpace(e.mustRun("vm", "shell", "-n", "paddock", "app", "--", "id", "-u"))
+	if owner != strconv.Itoa(os.Getuid()) || (os.Getuid() > 0 && guest != owner) || (os.Getuid() == 0 && guest != "1000") {
+		t.Fatalf("in the guest the container's file is uid %s's, the guest user is %s; the host user is %d", owner, guest, os.Getuid())
+	}
+	cmd := exec.Command("docker", "--context", "paddock", "run", "--rm", "-v", readOnly+":/ro", "busybox:offline", "sh", "-c", "echo no >/ro/f")
+	cmd.Env = append(e.environ(), "DOCKER_HOST=")
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "Read-only file system") {
+		t.Fatalf("a write to the read-only folder: %v: %s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(readOnly, "f")); !os.IsNotExist(err) {
+		t.Fatalf("the read-only folder got the file: %v", err)
+	}
+	if out := e.mustRun("status"); !strings.Contains(out, "Shared:      ~ (writable), "+readOnly+" (read-only) by 9p") {
+		t.Fatalf("status does not say what is shared:\n%s", out)
 	}
 }
 

@@ -18,7 +18,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 suite=bookworm
 packages="systemd-sysv udev dbus libpam-systemd kmod openssh-server sudo
 linux-image-amd64 initramfs-tools busybox-static iproute2 iptables netbase procps e2fsprogs
-ca-certificates docker.io"
+ca-certificates docker.io sshfs"
 host_packages="debootstrap qemu-utils qemu-system-x86 e2fsprogs cpio"
 
 log() { echo "guestimage: $*" >&2; }
