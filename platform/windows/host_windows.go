@@ -2,6 +2,7 @@ package windows
 
 import (
 	"context"
+	"os/exec"
 
 	"paddock.dev/paddock/core/instance"
 	"paddock.dev/paddock/core/resource"
@@ -29,9 +30,15 @@ func (Host) Check(ctx context.Context, opts hostcheck.Options) hostcheck.Report 
 // DockerEndpoint is the instance's named pipe.
 func (Host) DockerEndpoint(p instance.Paths) string { return apptemplate.Pipe(p.Instance) }
 
-// ServeDocker serves the instance's named pipe, relayed to the socket Lima
-// forwards (Docker on Windows speaks to named pipes, Lima v1.2.2 forwards
-// to sockets only).
+// ServeDocker serves the instance's named pipe, each connection bridged
+// into the App's WSL distribution by `wsl.exe --exec` (BridgeArgs): Docker
+// on Windows speaks to named pipes, and Lima v1.2.2 forwards no socket of
+// a WSL2 instance.
 func (Host) ServeDocker(ctx context.Context, p instance.Paths) error {
-	return ServePipe(ctx, apptemplate.PipePath(p.Instance), resource.EngineSocket(p.ShortDir, resource.EngineMoby))
+	args := BridgeArgs(Distro(resource.AppVMName), DockerGuestSocket)
+	return ServePipe(ctx, apptemplate.PipePath(p.Instance), BridgeDialer(func(ctx context.Context) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+		cmd.SysProcAttr = NoWindow()
+		return cmd
+	}))
 }

@@ -10,11 +10,11 @@ import (
 )
 
 // ServePipe serves the named pipe path (PipePath of the instance) until
-// ctx ends, relaying each connection to the Unix socket socket, where the
-// instance's VM forwards the engine's socket: Docker on Windows speaks
-// to named pipes. Only the user running it, and the system, may open the
+// ctx ends, joining each connection to one that dial makes (BridgeDialer:
+// a bridge into the App's WSL distribution): Docker on Windows speaks to
+// named pipes. Only the user running it, and the system, may open the
 // pipe.
-func ServePipe(ctx context.Context, path, socket string) error {
+func ServePipe(ctx context.Context, path string, dial func(context.Context) (net.Conn, error)) error {
 	user, err := windows.GetCurrentProcessToken().GetTokenUser()
 	if err != nil {
 		return err
@@ -25,8 +25,5 @@ func ServePipe(ctx context.Context, path, socket string) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", path, err)
 	}
-	return Relay(ctx, l, func(ctx context.Context) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "unix", socket)
-	})
+	return Relay(ctx, l, dial)
 }
