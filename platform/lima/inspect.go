@@ -171,10 +171,16 @@ func (d *Driver) processes(dir string, vmType limayaml.VMType) (procs, error) {
 	if p.hostAgentPID, err = readPID(filepath.Join(dir, filenames.HostAgentPID)); err != nil {
 		return p, err
 	}
+	p.hostAgentAlive = alive(p.hostAgentPID, dir)
+	if vmType == limayaml.WSL2 {
+		// The wsl2 driver writes no pid file: its VM is the instance's
+		// WSL distribution, which WSL says runs or not.
+		p.driverAlive, err = distroRunning(dir)
+		return p, err
+	}
 	if p.driverPID, err = readPID(filepath.Join(dir, filenames.PIDFile(vmType))); err != nil {
 		return p, err
 	}
-	p.hostAgentAlive = alive(p.hostAgentPID, dir)
 	p.driverAlive = alive(p.driverPID, dir)
 	return p, nil
 }

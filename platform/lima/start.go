@@ -78,6 +78,9 @@ func (d *Driver) Start(ctx context.Context, name string) error {
 	if err := d.runHelper(ctx, nil, "prepare", name); err != nil {
 		return fmt.Errorf("instance %s: prepare: %w", name, err)
 	}
+	if err := importDistro(ctx, inst); err != nil {
+		return fmt.Errorf("instance %s: %w", name, err)
+	}
 	d.Logger.Info("starting host agent", "instance", name, "accel", accel)
 	return d.launch(helper, name, inst.Dir, guestAgent, env)
 }
