@@ -38,7 +38,9 @@ func lookProgram(ctx context.Context, name string, args ...string) Program {
 func runOutput(ctx context.Context, path string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, path, args...).CombinedOutput()
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.SysProcAttr = noWindow()
+	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
 

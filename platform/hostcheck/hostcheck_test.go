@@ -1,6 +1,8 @@
 package hostcheck
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -242,6 +244,8 @@ func healthyWindows() WindowsFacts {
 		Build:             "10.0.22631",
 		WSL:               Program{Path: `C:\Windows\System32\wsl.exe`, Output: decodeWSLOutput(utf16LE(wslEnglish))},
 		HypervisorPresent: true, Disks: plenty,
+		Cygpath: Program{Path: `C:\Program Files\Git\usr\bin\cygpath.exe`, Output: "cygpath (cygwin) 3.4.10\n"},
+		SSH:     Program{Path: `C:\Program Files\Git\usr\bin\ssh.exe`, Output: "OpenSSH_9.6p1, OpenSSL 3.2.1 30 Jan 2024\r\n"},
 	}
 }
 
@@ -257,7 +261,24 @@ func TestWindows(t *testing.T) {
 			{"windows", OK, "Windows 10.0.22631", ""},
 			{"wsl", OK, "WSL 2.0.14.0", ""},
 			{"wsl kernel", OK, "WSL kernel 5.15.133.1-1", ""},
+			{"wsl default version", OK, "on WSL 2", ""},
 			{"virtualization", OK, "a hypervisor runs", ""},
+			{"cygpath", OK, "cygpath 3.4.10", ""},
+			{"ssh", OK, "ssh 9.6", ""},
+		}, ""},
+		{"Windows' own OpenSSH, no cygpath, WSL 1 by default", func(f *WindowsFacts) {
+			f.SSH = Program{Path: `C:\Windows\System32\OpenSSH\ssh.exe`, Output: "OpenSSH_for_Windows_9.5p1, LibreSSL 3.8.2\r\n"}
+			f.Cygpath = Program{}
+			f.WSLDefaultVersion = 1
+		}, false, []want{
+			{"wsl default version", Warning, "default version is 1", "wsl --set-default-version 2"},
+			{"cygpath", Failed, "not installed", "Git for Windows"},
+			{"ssh", Failed, "no ControlMaster", "Git for Windows"},
+		}, ""},
+		{"the virtualization query timed out", func(f *WindowsFacts) {
+			f.HypervisorPresent, f.VirtualizationFirmware, f.VirtualizationErr = readVirtualization("", context.DeadlineExceeded)
+		}, true, []want{
+			{"virtualization", Warning, "cannot tell whether virtualization is enabled: the query failed: context deadline exceeded", "Task Manager"},
 		}, ""},
 		{"German, UTF-8 output, hypervisor not yet started", func(f *WindowsFacts) {
 			f.WSL.Output = decodeWSLOutput([]byte(wslGerman))
@@ -296,6 +317,27 @@ func TestWindows(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A failed query, or one that printed no booleans, says neither whether a
+// hypervisor runs nor whether the firmware enables virtualization.
+func TestReadVirtualization(t *testing.T) {
+	for _, tc := range []struct {
+		out    string
+		err    error
+		h, f   bool
+		reason string
+	}{
+		{"True\r\nFalse\r\n", nil, true, false, ""},
+		{"", context.DeadlineExceeded, false, false, "context deadline exceeded"},
+		{"Get-CimInstance : Access denied\r\n", errors.New("exit status 1"), false, false, "exit status 1: Get-CimInstance : Access denied"},
+		{"\r\n", nil, false, false, "unexpected output"},
+	} {
+		h, f, reason := readVirtualization(tc.out, tc.err)
+		if h != tc.h || f != tc.f || !strings.Contains(reason, tc.reason) || (tc.reason == "") != (reason == "") {
+			t.Errorf("readVirtualization(%q, %v) = %v, %v, %q", tc.out, tc.err, h, f, reason)
+		}
 	}
 }
 
