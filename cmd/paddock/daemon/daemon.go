@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -50,6 +51,17 @@ type Config struct {
 	Log      *slog.Logger
 }
 
+// dataDirSetting names what moves the instances' data directories.
+func dataDirSetting() string {
+	switch runtime.GOOS {
+	case "windows":
+		return "LOCALAPPDATA"
+	case "darwin":
+		return "HOME"
+	}
+	return "XDG_DATA_HOME"
+}
+
 // ConfigError is a Config the daemon cannot serve with, such as an
 // unknown database scheme, a missing image or a bad listen address: the
 // caller's mistake, not the host's.
@@ -62,9 +74,15 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // requests and end the watches, stop the controllers, stop every VM
 // gracefully and in parallel, close the store, remove the socket and pid
 // file, release the lock.
-func Run(ctx context.Context, cfg Config) error {
+func Run(ctx context.Context, cfg Config) (err error) {
 	start := time.Now()
 	p, log := cfg.Paths, cfg.Log
+	defer func() {
+		if errors.Is(err, syscall.EROFS) {
+			err = fmt.Errorf("%w: the daemon writes its data directory %s and its database; start it with a writable data directory (%s moves it), "+
+				"or keep the database elsewhere with --database (or %s)", err, p.Dir, dataDirSetting(), EnvDatabase)
+		}
+	}()
 	if err := p.MkdirAll(); err != nil {
 		return err
 	}
