@@ -63,6 +63,12 @@ type Action struct {
 // Item is one menu entry. A separator has only Separator set; an item with
 // Children opens a submenu.
 type Item struct {
+	// Key names the item for as long as it means the same thing: every
+	// menu Build makes gives it the same key, whatever its label or state,
+	// and no other item of a menu has it. A tray host keeps an item's id
+	// by its key, so that a click on the id of an earlier menu means what
+	// it meant there.
+	Key       string
 	Label     string
 	Enabled   bool
 	Action    Action
@@ -104,12 +110,12 @@ func Build(s State) Menu {
 			status = StatusDaemonStarts
 		}
 		return Menu{Status: status, Icon: IconStopped, Items: []Item{
-			{Label: status},
+			{Key: "status", Label: status},
 			separator,
-			{Label: LabelStartDaemon, Enabled: !s.StartingDaemon, Action: Action{Do: DoStartDaemon}},
-			{Label: LabelShowLogs, Enabled: true, Action: Action{Do: DoShowLogs}},
+			{Key: "start-daemon", Label: LabelStartDaemon, Enabled: !s.StartingDaemon, Action: Action{Do: DoStartDaemon}},
+			{Key: "show-logs", Label: LabelShowLogs, Enabled: true, Action: Action{Do: DoShowLogs}},
 			separator,
-			{Label: LabelQuit, Enabled: true, Action: Action{Do: DoQuit}},
+			{Key: "quit", Label: LabelQuit, Enabled: true, Action: Action{Do: DoQuit}},
 		}}
 	}
 	boot := ""
@@ -120,17 +126,17 @@ func Build(s State) Menu {
 	status, icon := appStatus(s.App, phase, detail)
 	wanted := s.App != nil && s.App.Spec.Running
 	moby := s.App != nil && engineOf(s.App) == resource.EngineMoby
-	items := []Item{{Label: status}, separator}
-	items = append(items, controls(wanted, phase, Action{Do: DoStart}, Action{Do: DoStop}, Action{Do: DoRestart})...)
+	items := []Item{{Key: "status", Label: status}, separator}
+	items = append(items, controls("", wanted, phase, Action{Do: DoStart}, Action{Do: DoStop}, Action{Do: DoRestart})...)
 	return Menu{Status: status, Icon: icon, Items: append(items,
 		separator,
-		Item{Label: LabelSettings, Enabled: phase != Deleting, Action: Action{Do: DoSettings}},
-		Item{Label: LabelOpenShell, Enabled: phase == Running, Action: Action{Do: DoOpenShell}},
-		Item{Label: LabelCopyContext, Enabled: phase == Running && moby, Action: Action{Do: DoCopyDockerContext}},
-		Item{Label: LabelShowLogs, Enabled: true, Action: Action{Do: DoShowLogs}},
-		Item{Label: LabelMachines, Enabled: true, Children: machines(s.VMs, s.Boots)},
+		Item{Key: "settings", Label: LabelSettings, Enabled: phase != Deleting, Action: Action{Do: DoSettings}},
+		Item{Key: "open-shell", Label: LabelOpenShell, Enabled: phase == Running, Action: Action{Do: DoOpenShell}},
+		Item{Key: "copy-docker-context", Label: LabelCopyContext, Enabled: phase == Running && moby, Action: Action{Do: DoCopyDockerContext}},
+		Item{Key: "show-logs", Label: LabelShowLogs, Enabled: true, Action: Action{Do: DoShowLogs}},
+		Item{Key: "machines", Label: LabelMachines, Enabled: true, Children: machines(s.VMs, s.Boots)},
 		separator,
-		Item{Label: LabelQuit, Enabled: true, Action: Action{Do: DoQuit}},
+		Item{Key: "quit", Label: LabelQuit, Enabled: true, Action: Action{Do: DoQuit}},
 	)}
 }
 
@@ -138,12 +144,12 @@ func Build(s State) Menu {
 // wanted running or not and is in phase p, one rule for both: Start when
 // it is not wanted running, Stop when it is, Restart when it runs or
 // failed (a restart tries a failed start again; Start would change
-// nothing), none while it is being deleted.
-func controls(wanted bool, p Phase, start, stop, restart Action) []Item {
+// nothing), none while it is being deleted. Their keys begin with prefix.
+func controls(prefix string, wanted bool, p Phase, start, stop, restart Action) []Item {
 	return []Item{
-		{Label: LabelStart, Enabled: !wanted && p != Deleting, Action: start},
-		{Label: LabelStop, Enabled: wanted && p != Deleting, Action: stop},
-		{Label: LabelRestart, Enabled: wanted && (p == Running || p == Failed), Action: restart},
+		{Key: prefix + "start", Label: LabelStart, Enabled: !wanted && p != Deleting, Action: start},
+		{Key: prefix + "stop", Label: LabelStop, Enabled: wanted && p != Deleting, Action: stop},
+		{Key: prefix + "restart", Label: LabelRestart, Enabled: wanted && (p == Running || p == Failed), Action: restart},
 	}
 }
 
@@ -169,7 +175,7 @@ func appStatus(app *resource.App, phase Phase, detail string) (string, Icon) {
 // Start, Stop and Restart.
 func machines(vms []resource.VM, boots map[string]string) []Item {
 	if len(vms) == 0 {
-		return []Item{{Label: LabelNoMachines}}
+		return []Item{{Key: "no-machines", Label: LabelNoMachines}}
 	}
 	vms = slices.Clone(vms)
 	slices.SortFunc(vms, func(a, b resource.VM) int { return strings.Compare(a.Metadata.Name, b.Metadata.Name) })
@@ -185,8 +191,9 @@ func machines(vms []resource.VM, boots map[string]string) []Item {
 			label += ": " + step
 		}
 		target := func(d Do) Action { return Action{Do: d, Namespace: vm.Metadata.Namespace, Name: vm.Metadata.Name} }
-		items[i] = Item{Label: label, Enabled: true,
-			Children: controls(vm.Spec.Running, phaseOf(shared, vm.Spec.Running), target(DoStartVM), target(DoStopVM), target(DoRestartVM))}
+		key := "vm/" + VMKey(vm.Metadata.Namespace, vm.Metadata.Name)
+		items[i] = Item{Key: key, Label: label, Enabled: true,
+			Children: controls(key+"/", vm.Spec.Running, phaseOf(shared, vm.Spec.Running), target(DoStartVM), target(DoStopVM), target(DoRestartVM))}
 	}
 	return items
 }

@@ -304,3 +304,43 @@ func TestLongFailureIsCut(t *testing.T) {
 		t.Fatalf("status of %d characters: %q", n, m.Status)
 	}
 }
+
+// Every item but a separator has a key, unique in its menu, and a key
+// means one action in every menu: so a tray host that keeps ids by key
+// never turns a click on an id of an earlier menu into another item's
+// action.
+func TestKeysNameOneThing(t *testing.T) {
+	running := newApp(true, created, vmStarted, engineUp, settled)
+	createdVM := cond(resource.VMCreated, "True", resource.ReasonCreated, "")
+	states := []State{
+		{},
+		{StartingDaemon: true},
+		{DaemonUp: true},
+		{DaemonUp: true, App: newApp(false, created, vmStopped, engineDown, settled)},
+		{DaemonUp: true, App: running, VMs: []resource.VM{vm("app", true, createdVM), vm("b", false, createdVM)}},
+		{DaemonUp: true, App: deleting(running), VMs: []resource.VM{vm("b", true, createdVM), vm("c", false)}},
+	}
+	actions := map[string]Action{}
+	for _, s := range states {
+		seen := map[string]bool{}
+		var visit func([]Item)
+		visit = func(items []Item) {
+			for _, it := range items {
+				if it.Separator {
+					continue
+				}
+				switch before, ok := actions[it.Key]; {
+				case it.Key == "":
+					t.Errorf("%q has no key", it.Label)
+				case seen[it.Key]:
+					t.Errorf("two items keyed %q in one menu", it.Key)
+				case ok && before != it.Action:
+					t.Errorf("key %q means %+v in one menu and %+v in another", it.Key, before, it.Action)
+				}
+				seen[it.Key], actions[it.Key] = true, it.Action
+				visit(it.Children)
+			}
+		}
+		visit(Build(s).Items)
+	}
+}

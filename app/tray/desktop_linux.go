@@ -63,3 +63,23 @@ func awaitItemExported(timeout time.Duration) {
 		}
 	}
 }
+
+// linuxHost is the tray on a Linux desktop: systray's StatusNotifierItem,
+// with the menu the tray serves itself.
+type linuxHost struct {
+	systrayItem
+	*dbusMenu
+}
+
+func newHost() osHost { return linuxHost{dbusMenu: newDBusMenu()} }
+
+// serve puts the tray's menu in the place of systray's, on the session
+// bus connection systray shares, once systray has exported its own (see
+// awaitItemExported).
+func (h linuxHost) serve() error {
+	conn, err := dbus.SessionBus()
+	if err != nil {
+		return err
+	}
+	return h.export(conn)
+}

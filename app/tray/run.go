@@ -15,12 +15,16 @@ func Run(opts Options) error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	t := newTray(ctx, &systrayHost{}, newDesktop(opts.Log), opts)
+	h := newHost()
+	t := newTray(ctx, h, newDesktop(opts.Log), opts)
 	followed := make(chan error, 1)
 	systray.Run(func() {
 		// Some StatusNotifierItem hosts fail on an item without a title.
 		systray.SetTitle("Paddock")
 		awaitItemExported(10 * time.Second)
+		if err := h.serve(); err != nil {
+			opts.Log.Error("the tray cannot show its menu", "err", err)
+		}
 		// The follower's first report replaces this menu at once.
 		t.refresh()
 		go func() { followed <- t.follow() }()

@@ -2,6 +2,7 @@ package tray
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
@@ -154,11 +155,11 @@ func (t *Tray) run(action menu.Action) {
 	case menu.DoRestart:
 		err = t.restart()
 	case menu.DoStartVM:
-		_, err = t.opts.Client.VMAction(t.ctx, action.Namespace, action.Name, "start", client.NoWait)
+		err = t.vmAction(action.Namespace, action.Name, "start")
 	case menu.DoStopVM:
-		_, err = t.opts.Client.VMAction(t.ctx, action.Namespace, action.Name, "stop", client.NoWait)
+		err = t.vmAction(action.Namespace, action.Name, "stop")
 	case menu.DoRestartVM:
-		_, err = t.opts.Client.VMAction(t.ctx, action.Namespace, action.Name, "restart", client.NoWait)
+		err = t.vmAction(action.Namespace, action.Name, "restart")
 	case menu.DoSettings:
 		err = t.showSettings()
 	case menu.DoOpenShell:
@@ -170,8 +171,13 @@ func (t *Tray) run(action menu.Action) {
 	case menu.DoStartDaemon:
 		err = t.startDaemon()
 	}
-	if err != nil {
-		t.opts.Log.Warn("tray action failed", "action", action, "err", err)
+	if err == nil || t.ctx.Err() != nil {
+		return
+	}
+	t.opts.Log.Warn("tray action failed", "action", action, "err", err)
+	if f := (failure{}); errors.As(err, &f) {
+		t.desk.Notify(f.title, f.body)
+	} else {
 		t.desk.Notify("Paddock", err.Error())
 	}
 }

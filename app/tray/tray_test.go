@@ -6,9 +6,12 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"paddock.dev/paddock/app/icon"
 	"paddock.dev/paddock/app/menu"
@@ -348,4 +351,126 @@ func TestStatusLineFollowsTheBoot(t *testing.T) {
 			t.Fatal("Restart did not ask the VM to restart")
 		}
 	}
+}
+
+// awaitGeneration waits until the App's generation is above gen, and
+// returns the App.
+func (f *fixture) awaitGeneration(gen int64) *resource.App {
+	f.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		obj, err := f.d.Client().Get(context.Background(), resource.KindApp, "", resource.AppName)
+		if err == nil && obj.GetMeta().Generation > gen {
+			return obj.(*resource.App)
+		}
+	}
+	f.t.Fatalf("the App stayed at generation %d", gen)
+	return nil
+}
+
+// Each Start of an App that cannot start is announced, also when it fails
+// as the one before did: the same condition, whose transition time does
+// not change, and a menu that says Failed throughout.
+func TestEveryFailedStartIsAnnounced(t *testing.T) {
+	f := newFixture(t)
+	f.await("Stopped")
+	noImage := []metav1.Condition{
+		paddocktest.Condition(resource.AppCreated, "False", resource.ReasonCreateFailed, "no guest image"),
+		paddocktest.Condition(resource.AppSettled, "False", resource.ReasonCreateFailed, "no guest image"),
+	}
+	var gen int64
+	for i, click := range []string{menu.LabelStart, menu.LabelStop, menu.LabelStart, menu.LabelStop, menu.LabelStart} {
+		f.click(click)
+		// The App controller's answer to the change: the same failure.
+		gen = f.awaitGeneration(gen).Metadata.Generation
+		f.d.SetAppConditions(noImage...)
+		if n := f.awaitNote(); n.title != "Paddock failed" || n.body != "no guest image" {
+			t.Errorf("%s #%d: notification %q: %q", click, i+1, n.title, n.body)
+		}
+		m := f.await("Failed: no guest image")
+		if running := click == menu.LabelStart; item(m, menu.LabelStart).Enabled == running {
+			t.Fatalf("after %s #%d, Start enabled %v", click, i+1, item(m, menu.LabelStart).Enabled)
+		}
+	}
+	select {
+	case n := <-f.desk.notes:
+		t.Errorf("a notification more: %q: %q", n.title, n.body)
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+// A VM's Start, Stop or Restart under Machines is announced when it
+// fails, each time.
+func TestFailedVMActionIsAnnounced(t *testing.T) {
+	f := newFixture(t)
+	f.await("Stopped")
+	ctx := context.Background()
+	vm := &resource.VM{TypeMeta: resource.TypeMeta{APIVersion: resource.APIVersion, Kind: "VM"},
+		Metadata: resource.ObjectMeta{Name: "dev", Namespace: "default"}, Spec: resource.VMSpec{TemplateRef: "dev-template"}}
+	if _, err := f.d.Client().Create(ctx, vm); err != nil {
+		t.Fatal(err)
+	}
+	created := paddocktest.Condition(resource.VMCreated, "True", resource.ReasonCreated, "")
+	f.d.SetVMConditions("default", "dev", created, paddocktest.Condition(resource.VMRunning, "False", resource.ReasonStopped, ""))
+	for i := 1; i <= 2; i++ {
+		f.awaitVM("dev — Stopped")
+		f.clickVM("dev", menu.LabelStart)
+		f.awaitVMGeneration("dev", int64(2*i))
+		f.d.SetVMConditions("default", "dev", paddocktest.Condition(resource.VMRunning, "False", resource.ReasonStartFailed, "kernel panic"))
+		if n := f.awaitNote(); n.title != "VM dev did not start" || n.body != "kernel panic" {
+			t.Errorf("start #%d: notification %q: %q", i, n.title, n.body)
+		}
+		f.awaitVM("dev — Failed (StartFailed)")
+		f.clickVM("dev", menu.LabelStop)
+		f.awaitVMGeneration("dev", int64(2*i+1))
+		f.d.SetVMConditions("default", "dev", paddocktest.Condition(resource.VMRunning, "False", resource.ReasonStopped, ""))
+	}
+	select {
+	case n := <-f.desk.notes:
+		t.Errorf("a notification more: %q: %q", n.title, n.body)
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+// awaitVM waits until the Machines submenu shows an item labelled label.
+func (f *fixture) awaitVM(label string) {
+	f.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		f.host.mu.Lock()
+		it := item(f.host.menu, label)
+		f.host.mu.Unlock()
+		if it != nil {
+			return
+		}
+	}
+	f.t.Fatalf("the Machines submenu never showed %q", label)
+}
+
+// clickVM clicks the item labelled label in VM name's submenu.
+func (f *fixture) clickVM(name, label string) {
+	f.t.Helper()
+	f.host.mu.Lock()
+	var found *menu.Item
+	for _, vm := range item(f.host.menu, menu.LabelMachines).Children {
+		if strings.HasPrefix(vm.Label, name+" — ") {
+			found = item(vm.Children, label)
+		}
+	}
+	click := f.host.click
+	f.host.mu.Unlock()
+	if found == nil {
+		f.t.Fatalf("no %q for VM %s", label, name)
+	}
+	click(found.Action)
+}
+
+// awaitVMGeneration waits until VM default/name is at generation gen.
+func (f *fixture) awaitVMGeneration(name string, gen int64) {
+	f.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		obj, err := f.d.Client().Get(context.Background(), resource.KindVM, "default", name)
+		if err == nil && obj.GetMeta().Generation == gen {
+			return
+		}
+	}
+	f.t.Fatalf("VM %s never reached generation %d", name, gen)
 }
