@@ -139,14 +139,21 @@ func streamJSON(obj resource.Object) *huma.StreamResponse {
 	}}
 }
 
-// streamWriteTimeout bounds writing one event to a watch's client: a client
-// that stops reading is dropped instead of holding the stream forever.
-const streamWriteTimeout = 30 * time.Second
+// Bounds of a watch's client that stops reading. An event is never cut
+// off while the client may still read it: a client that took longer than
+// streamStall to take one event is sent an ERROR event after it, which
+// says to resume, and the stream ends between events. Only a client that
+// reads nothing for streamGiveUp loses its connection mid-event, and it
+// sees nothing anyway.
+var (
+	streamStall  = 30 * time.Second
+	streamGiveUp = 5 * time.Minute
+)
 
 // stream writes w's events as server-sent events until the client leaves,
 // the watch ends, or the server shuts down. A watch the daemon ends (its
-// reader fell behind, or the daemon stops) ends with an ERROR event whose
-// object is a problem saying to resume from the last event id.
+// reader fell behind or stalled, or the daemon stops) ends with an ERROR
+// event whose object is a problem saying to resume from the last event id.
 func (s *Server) stream(hctx huma.Context, k *resource.Kind, w *store.Watcher) {
 	defer w.Stop()
 	s.streaming.Add(1)
@@ -159,16 +166,33 @@ func (s *Server) stream(hctx huma.Context, k *resource.Kind, w *store.Watcher) {
 	// A stream outlives the server's read timeout, which would otherwise
 	// end it.
 	rc.SetReadDeadline(time.Time{})
-	flush := func() error {
-		rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
-		return rc.Flush()
+	// send writes and flushes one event, reporting whether the client
+	// took it within streamStall.
+	send := func(format string, args ...any) (bool, error) {
+		start := time.Now()
+		rc.SetWriteDeadline(start.Add(streamGiveUp))
+		if _, err := fmt.Fprintf(out, format, args...); err != nil {
+			return false, err
+		}
+		if err := rc.Flush(); err != nil {
+			return false, err
+		}
+		return time.Since(start) <= streamStall, nil
 	}
-	flush()
+	if _, err := send(""); err != nil {
+		return
+	}
 	ctx, stop := context.WithCancel(hctx.Context())
 	defer stop()
 	defer context.AfterFunc(s.watchesEnded, stop)()
 	bookmark := func(rev int64) json.RawMessage {
 		return json.RawMessage(fmt.Sprintf(`{"apiVersion":%q,"kind":%q,"metadata":{"resourceVersion":"%d"}}`, resource.APIVersion, k.Name, rev))
+	}
+	end := func(err error) {
+		s.log.DebugContext(hctx.Context(), "watch stream ended", "kind", k.Name, "err", err)
+		problem, _ := json.Marshal(newProblem(resource.ReasonGone, err.Error()).Problem)
+		data, _ := json.Marshal(wire.WatchEvent{Type: wire.WatchError, Object: problem})
+		send("data: %s\n\n", data)
 	}
 	for {
 		ev, err := w.Next(ctx)
@@ -179,12 +203,7 @@ func (s *Server) stream(hctx huma.Context, k *resource.Kind, w *store.Watcher) {
 			if s.watchesEnded.Err() != nil {
 				err = store.ErrWatchClosed
 			}
-			s.log.DebugContext(hctx.Context(), "watch stream ended", "kind", k.Name, "err", err)
-			problem, _ := json.Marshal(newProblem(resource.ReasonGone, err.Error()).Problem)
-			data, _ := json.Marshal(wire.WatchEvent{Type: wire.WatchError, Object: problem})
-			rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
-			fmt.Fprintf(out, "data: %s\n\n", data)
-			flush()
+			end(err)
 			return
 		}
 		msg := wire.WatchEvent{Type: string(ev.Type), Object: ev.Object}
@@ -195,11 +214,12 @@ func (s *Server) stream(hctx huma.Context, k *resource.Kind, w *store.Watcher) {
 		if err != nil {
 			return
 		}
-		rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
-		if _, err := fmt.Fprintf(out, "id: %d\ndata: %s\n\n", ev.Revision, data); err != nil {
+		inTime, err := send("id: %d\ndata: %s\n\n", ev.Revision, data)
+		if err != nil {
 			return
 		}
-		if flush() != nil {
+		if !inTime {
+			end(fmt.Errorf("watch ended: the reader took more than %v to take one event; resume from the last revision received", streamStall))
 			return
 		}
 	}

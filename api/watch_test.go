@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"paddock.dev/paddock/api"
 	"paddock.dev/paddock/api/wire"
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/core/store/gormstore"
@@ -131,4 +134,56 @@ func TestWatchWithListingWhileOthersWrite(t *testing.T) {
 		}
 	}
 	t.Fatalf("the stream ended after %d of %d objects: %v", len(added), n, sc.Err())
+}
+
+// A watcher that stops reading is ended between events: it gets every
+// event it was sent whole, then an ERROR event that says why (it was cut
+// off in the middle of an event, with no ERROR event).
+func TestStalledWatcherEndsBetweenEvents(t *testing.T) {
+	api.SetStreamBounds(t, time.Second, time.Minute)
+	s := serveSocket(t, gormstore.Config{})
+	conn, err := net.Dial("unix", s.socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprint(conn, "GET /api/v1alpha1/namespaces/default/configmaps?watch=true HTTP/1.1\r\nHost: paddock\r\n\r\n")
+	r := bufio.NewReaderSize(conn, 64<<10)
+	resp, err := http.ReadResponse(r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+
+	// Far more than the socket's buffers hold, while nothing is read.
+	big := strings.Repeat("x", 900<<10)
+	for i := range 8 {
+		cm := &resource.ConfigMap{
+			TypeMeta: resource.TypeMeta{APIVersion: resource.APIVersion, Kind: "ConfigMap"},
+			Metadata: resource.ObjectMeta{Name: fmt.Sprintf("big-%d", i), Namespace: "default"},
+			Data:     map[string]string{"k": big},
+		}
+		if _, err := s.store.Create(context.Background(), cm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(3 * time.Second)
+
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	var last wire.WatchEvent
+	events := 0
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		if err := json.Unmarshal([]byte(data), &last); err != nil {
+			t.Fatalf("event %d is cut off: %v", events+1, err)
+		}
+		events++
+	}
+	if last.Type != wire.WatchError || !strings.Contains(string(last.Object), "took more than 1s to take one event") {
+		t.Fatalf("the stream ended after %d events with %s %s, want an ERROR event saying the reader stalled", events, last.Type, last.Object)
+	}
 }
