@@ -18,7 +18,7 @@ type DarwinFacts struct {
 // which runs guests where VZ does not; then Paddock's own programs and
 // free disk.
 func Darwin(goarch string, f DarwinFacts) Report {
-	vz := atLeast(f.ProductVersion, 13, 0)
+	vz := VZRuns(f)
 	checks := []Check{macOSCheck(f, vz), cpuCheck(f)}
 	if f.AppleSilicon {
 		checks = append(checks, rosettaCheck(f))
@@ -40,11 +40,11 @@ func macOSCheck(f DarwinFacts, vz bool) Check {
 	switch {
 	case f.ProductVersion == "":
 		c.Status, c.Message = Warning, "cannot tell the macOS version"
-	case !vz:
+	case !atLeast(f.ProductVersion, 13, 0):
 		c.Status = Warning
 		c.Message = fmt.Sprintf("macOS %s: VZ needs macOS 13 or later, so guests run under QEMU, which is slower", f.ProductVersion)
 		c.Fix = "softwareupdate --list, then softwareupdate --install with a macOS 13 or later update"
-	case !f.AppleSilicon && !atLeast(f.ProductVersion, 13, 5):
+	case !vz: // Intel before 13.5
 		c.Status = Warning
 		c.Message = fmt.Sprintf("macOS %s on Intel: VZ cannot boot recent Linux kernels before 13.5, so guests run under QEMU", f.ProductVersion)
 		c.Fix = "softwareupdate --install --all"

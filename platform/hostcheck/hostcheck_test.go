@@ -207,6 +207,13 @@ func TestDarwin(t *testing.T) {
 			{"macos", Warning, "VZ needs macOS 13 or later", "softwareupdate"},
 			{"qemu", Failed, "qemu-system-aarch64 is not installed", "brew install qemu"},
 		}, ""},
+		{"Intel before 13.5 without QEMU: nothing runs guests", func(f *DarwinFacts) {
+			f.ProductVersion, f.AppleSilicon, f.Rosetta, f.QEMU = "13.2", false, false, Program{}
+			f.QEMUProgram = "qemu-system-x86_64"
+		}, false, []want{
+			{"macos", Warning, "before 13.5", ""},
+			{"qemu", Failed, "qemu-system-x86_64 is not installed", "brew install qemu"},
+		}, "rosetta"},
 		{"Intel before 13.5", func(f *DarwinFacts) {
 			f.ProductVersion, f.AppleSilicon, f.Rosetta = "13.4.1", false, false
 			f.QEMU, f.QEMUProgram = Program{Path: "/usr/local/bin/qemu-system-x86_64", Output: brewQEMU}, "qemu-system-x86_64"
