@@ -19,13 +19,19 @@ func launchdJob(xpcServiceName string) bool {
 // launchctlArgs returns the launchctl arguments that start or stop the job
 // label defined by plist, at scope, for the user uid: bootstrap and
 // bootout on the job's domain (system, or the user's gui/UID), or, on
-// macOS before 10.10 (legacy), the deprecated load and unload.
-func launchctlArgs(action string, scope Scope, uid int, label, plist string, legacy bool) ([]string, error) {
+// macOS before 10.10 (legacy), the deprecated load and unload. A job that
+// is loaded already (a stopped one that launchd keeps, after a clean exit)
+// is started with kickstart (legacy: start): bootstrap fails for it.
+func launchctlArgs(action string, scope Scope, uid int, label, plist string, legacy, loaded bool) ([]string, error) {
 	domain := "system"
 	if scope == User {
 		domain = "gui/" + strconv.Itoa(uid)
 	}
 	switch {
+	case action == "start" && loaded && legacy:
+		return []string{"start", label}, nil
+	case action == "start" && loaded:
+		return []string{"kickstart", domain + "/" + label}, nil
 	case action == "start" && legacy:
 		return []string{"load", "-w", plist}, nil
 	case action == "stop" && legacy:

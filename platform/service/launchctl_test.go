@@ -10,21 +10,27 @@ func TestLaunchctlArgs(t *testing.T) {
 		action string
 		scope  Scope
 		legacy bool
+		loaded bool
 		want   []string
 	}{
-		{"start", User, false, []string{"bootstrap", "gui/501", "/p.plist"}},
-		{"stop", User, false, []string{"bootout", "gui/501/dev.paddock.paddock"}},
-		{"start", System, false, []string{"bootstrap", "system", "/p.plist"}},
-		{"stop", System, false, []string{"bootout", "system/dev.paddock.paddock"}},
-		{"start", User, true, []string{"load", "-w", "/p.plist"}},
-		{"stop", System, true, []string{"unload", "/p.plist"}},
+		{"start", User, false, false, []string{"bootstrap", "gui/501", "/p.plist"}},
+		{"stop", User, false, false, []string{"bootout", "gui/501/dev.paddock.paddock"}},
+		{"start", System, false, false, []string{"bootstrap", "system", "/p.plist"}},
+		{"stop", System, false, false, []string{"bootout", "system/dev.paddock.paddock"}},
+		{"start", User, true, false, []string{"load", "-w", "/p.plist"}},
+		{"stop", System, true, false, []string{"unload", "/p.plist"}},
+		// A loaded job that stopped: bootstrap would fail for it.
+		{"start", User, false, true, []string{"kickstart", "gui/501/dev.paddock.paddock"}},
+		{"start", System, false, true, []string{"kickstart", "system/dev.paddock.paddock"}},
+		{"start", User, true, true, []string{"start", "dev.paddock.paddock"}},
+		{"stop", User, false, true, []string{"bootout", "gui/501/dev.paddock.paddock"}},
 	} {
-		got, err := launchctlArgs(c.action, c.scope, 501, "dev.paddock.paddock", "/p.plist", c.legacy)
+		got, err := launchctlArgs(c.action, c.scope, 501, "dev.paddock.paddock", "/p.plist", c.legacy, c.loaded)
 		if err != nil || !slices.Equal(got, c.want) {
-			t.Errorf("%s %s legacy=%v: %v, %v; want %v", c.action, c.scope, c.legacy, got, err, c.want)
+			t.Errorf("%s %s legacy=%v loaded=%v: %v, %v; want %v", c.action, c.scope, c.legacy, c.loaded, got, err, c.want)
 		}
 	}
-	if _, err := launchctlArgs("restart", User, 501, "x", "/p", false); err == nil {
+	if _, err := launchctlArgs("restart", User, 501, "x", "/p", false, false); err == nil {
 		t.Error("restart has no single launchctl command, yet one was returned")
 	}
 }

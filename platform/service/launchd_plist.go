@@ -43,6 +43,10 @@ func LaunchdPlist(label string, spec Spec) (string, error) {
 	key(&b, "ExitTimeOut", "<integer>120</integer>")
 	// VM host agents must outlive a crash of the daemon.
 	key(&b, "AbandonProcessGroup", "<true/>")
+	// launchd starts jobs with PATH=/usr/bin:/bin:/usr/sbin:/sbin, where
+	// neither the daemon's checks nor Lima's QEMU driver would find a
+	// Homebrew QEMU, which a shell finds.
+	key(&b, "EnvironmentVariables", "<dict><key>PATH</key>"+plistString(LaunchdPATH)+"</dict>")
 	if spec.LogFile != "" {
 		key(&b, "StandardOutPath", plistString(spec.LogFile))
 		key(&b, "StandardErrorPath", plistString(spec.LogFile))
@@ -50,6 +54,10 @@ func LaunchdPlist(label string, spec Spec) (string, error) {
 	b.WriteString("</dict>\n</plist>\n")
 	return b.String(), nil
 }
+
+// LaunchdPATH is the daemon's PATH under launchd: Homebrew's prefixes
+// (Apple silicon, then Intel) before the system's directories.
+const LaunchdPATH = "/opt/homebrew/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
 
 func key(b *strings.Builder, k, value string) {
 	fmt.Fprintf(b, "\t<key>%s</key>\n", k)

@@ -38,7 +38,7 @@ func TestLaunchdPlist(t *testing.T) {
 			inString = false
 		}
 	}
-	want := []string{"dev.paddock.paddock-dev", "/Applications/Pad & Dock/paddock", "--instance", "dev", "serve", "alice", spec.LogFile, spec.LogFile}
+	want := []string{"dev.paddock.paddock-dev", "/Applications/Pad & Dock/paddock", "--instance", "dev", "serve", "alice", LaunchdPATH, spec.LogFile, spec.LogFile}
 	if strings.Join(strs, "|") != strings.Join(want, "|") {
 		t.Errorf("plist strings = %q, want %q", strs, want)
 	}
@@ -67,6 +67,7 @@ func TestLaunchAgentPlist(t *testing.T) {
 		"<string>--log-level</string>\n\t\t<string>warn</string>\n\t\t<string>serve</string>",
 		"<key>ExitTimeOut</key>\n\t<integer>120</integer>", "<key>AbandonProcessGroup</key>\n\t<true/>",
 		"<key>ThrottleInterval</key>\n\t<integer>2</integer>",
+		"<key>EnvironmentVariables</key>\n\t<dict><key>PATH</key><string>/opt/homebrew/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin</string></dict>",
 		"<key>StandardErrorPath</key>\n\t<string>/Users/bob/Library/Logs/Paddock/default/service.log</string>"} {
 		if !strings.Contains(plist, w) {
 			t.Errorf("the LaunchAgent lacks %q:\n%s", w, plist)

@@ -197,7 +197,9 @@ func (s *Service) launchctl(action string) error {
 		return err
 	}
 	version, _ := runTool("sw_vers", "-productVersion")
-	args, err := launchctlArgs(action, s.spec.Scope, os.Getuid(), s.name, path, legacyLaunchctl(version))
+	// launchctl list fails for a job that is not loaded.
+	_, notLoaded := runTool("launchctl", "list", s.name)
+	args, err := launchctlArgs(action, s.spec.Scope, os.Getuid(), s.name, path, legacyLaunchctl(version), notLoaded == nil)
 	if err != nil {
 		return err
 	}
