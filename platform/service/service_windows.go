@@ -198,8 +198,8 @@ func (s *Service) Status() (Status, error) {
 		st.State = Stopping
 	default:
 		st.State = Stopped
-		if q.Win32ExitCode != 0 && q.Win32ExitCode != uint32(windows.ERROR_SERVICE_NEVER_STARTED) {
-			st.State, st.Detail = Failed, fmt.Sprintf("exit code %d", q.Win32ExitCode)
+		if failed, detail := windowsExitDetail(q.Win32ExitCode, q.ServiceSpecificExitCode); failed {
+			st.State, st.Detail = Failed, detail
 		}
 	}
 	st.PID = int(q.ProcessId)

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"fmt"
 	"strings"
 	"time"
 )
@@ -62,4 +63,24 @@ func windowsAccount(name, current string) string {
 		return name
 	}
 	return `.\` + name
+}
+
+// Exit codes of a stopped service as the SCM reports them.
+const (
+	errorServiceSpecificError = 1066 // ERROR_SERVICE_SPECIFIC_ERROR
+	errorServiceNeverStarted  = 1077 // ERROR_SERVICE_NEVER_STARTED
+)
+
+// windowsExitDetail reads a stopped service's exit codes: whether it
+// failed, and how, in words. A service that ends with an error of its own
+// (the daemon does) reports ERROR_SERVICE_SPECIFIC_ERROR as its Win32 exit
+// code and its own code beside it, which is the one worth showing.
+func windowsExitDetail(win32, specific uint32) (failed bool, detail string) {
+	switch win32 {
+	case 0, errorServiceNeverStarted:
+		return false, ""
+	case errorServiceSpecificError:
+		return true, fmt.Sprintf("exit code %d", specific)
+	}
+	return true, fmt.Sprintf("Windows error %d", win32)
 }

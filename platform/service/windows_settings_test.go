@@ -37,3 +37,24 @@ func TestWindowsServiceSettings(t *testing.T) {
 		t.Errorf("a domain account: %q, want it as given", got)
 	}
 }
+
+// A stopped service's exit codes: the daemon's own code, not the 1066
+// (ERROR_SERVICE_SPECIFIC_ERROR) that stands for it.
+func TestWindowsExitDetail(t *testing.T) {
+	for _, tc := range []struct {
+		win32, specific uint32
+		failed          bool
+		detail          string
+	}{
+		{0, 0, false, ""},
+		{1077, 0, false, ""}, // never started
+		{1066, 1, true, "exit code 1"},
+		{1066, 3, true, "exit code 3"},
+		{1067, 0, true, "Windows error 1067"}, // the process ended unexpectedly
+	} {
+		failed, detail := windowsExitDetail(tc.win32, tc.specific)
+		if failed != tc.failed || detail != tc.detail {
+			t.Errorf("windowsExitDetail(%d, %d) = %v, %q; want %v, %q", tc.win32, tc.specific, failed, detail, tc.failed, tc.detail)
+		}
+	}
+}
