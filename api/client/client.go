@@ -43,6 +43,10 @@ func NewTCP(addr, token string) *Client {
 	return &Client{http: &http.Client{}, base: "http://" + addr, token: token, endpoint: addr}
 }
 
+// CloseIdleConnections closes the connections the client keeps open
+// between requests, as http.Client's method of that name does.
+func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
+
 // Endpoint names where the daemon is expected, for messages.
 func (c *Client) Endpoint() string { return c.endpoint }
 

@@ -58,7 +58,8 @@ type Controller struct {
 	log       *slog.Logger
 	panics    atomic.Int64
 
-	// The run the goroutines of Go belong to.
+	// mu guards runCtx, the context of the Run in progress, which the
+	// goroutines the controller starts (helpers) end with.
 	mu      sync.Mutex
 	runCtx  context.Context // nil before Run and after its goroutines are joined
 	helpers sync.WaitGroup

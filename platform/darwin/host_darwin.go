@@ -14,7 +14,8 @@ type Host struct{}
 // Roots are the Library directories (Roots).
 func (Host) Roots() (instance.Roots, error) { return Roots() }
 
-// AppTarget is AppTarget of this Mac's facts.
+// AppTarget is the VM type the App runs on on this Mac (see the
+// function AppTarget, which decides it from the Mac's facts).
 func (Host) AppTarget(ctx context.Context) apptemplate.Target {
 	return AppTarget(hostcheck.GatherDarwin(ctx, hostcheck.Options{}))
 }

@@ -156,7 +156,8 @@ func (s *Service) Logs(ctx context.Context, w io.Writer, lines int, follow bool)
 // refuse a start.
 func (s *Service) forgetFailures() {}
 
-// RecentLog returns the last lines lines of the daemon's log file.
+// RecentLog returns the last few lines of the daemon's log file, as
+// many as the number lines says at most.
 func (s *Service) RecentLog(_ time.Time, lines int) string {
 	return recentFileLines(s.spec.LogFile, lines)
 }

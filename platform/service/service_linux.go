@@ -239,8 +239,9 @@ func (s *Service) controlError(action string, err error) error {
 	return fmt.Errorf("%s %s: %v; systemctl status says:\n%s", action, s.unit(), err, indent(string(out)))
 }
 
-// RecentLog returns the last lines lines that the daemon wrote to the
-// journal since since, or "" when the journal has none or cannot be read.
+// RecentLog returns the last few lines, as many as the number lines says
+// at most, that the daemon wrote to the journal after the time since, or
+// "" when the journal has none or cannot be read.
 func (s *Service) RecentLog(since time.Time, lines int) string {
 	args := []string{"--no-pager", "--quiet", "--output=cat", "--unit=" + s.unit(),
 		"--lines=" + strconv.Itoa(lines), "--since=@" + strconv.FormatInt(since.Unix(), 10)}
@@ -322,8 +323,9 @@ func lastExit(p map[string]string) string {
 	return "result " + p["Result"] + ", " + how
 }
 
-// Logs writes the unit's journal to w, the last lines lines of it (all if
-// lines is 0), and with follow goes on until ctx ends.
+// Logs writes the unit's journal to w: its last few lines, as many as
+// the number lines says (all if lines is 0), and with follow what comes
+// after them until ctx ends.
 func (s *Service) Logs(ctx context.Context, w io.Writer, lines int, follow bool) error {
 	args := []string{"--no-pager", "--quiet", "--output=short-iso", "--unit=" + s.unit()}
 	if s.spec.Scope == User {

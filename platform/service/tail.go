@@ -12,10 +12,10 @@ import (
 // pollInterval is how often a followed log file is checked for growth.
 const pollInterval = 250 * time.Millisecond
 
-// tailFile writes the last lines lines of the file at path to w (all of it
-// if lines is 0) and, with follow, what is appended to it until ctx ends.
-// A file that is truncated or replaced (rotated) is read again from its
-// start.
+// tailFile writes the last few lines of the file at path to w, as many as
+// the number lines says (all of it if lines is 0), and, with follow, what
+// is appended to it until ctx ends. A file that is truncated or replaced
+// (rotated) is read again from its start.
 func tailFile(ctx context.Context, w io.Writer, path string, lines int, follow bool) error {
 	f, err := os.Open(path)
 	if err != nil {

@@ -3,15 +3,12 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"paddock.dev/paddock/api/client"
 	"paddock.dev/paddock/platform/service"
 )
 
@@ -111,31 +108,9 @@ const probeTimeout = 2 * time.Second
 func probeReady(ctx context.Context, socket string) error {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	client := &http.Client{Transport: &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "unix", socket)
-		},
-	}}
-	defer client.CloseIdleConnections()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://paddock/readyz", nil)
-	if err != nil {
-		return err
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		var op *net.OpError
-		if errors.As(err, &op) {
-			return fmt.Errorf("no answer on %s: %v", socket, op.Err)
-		}
-		return err
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("/readyz answered %s: %s", resp.Status, body)
-	}
-	return nil
+	cl := client.NewUnix(socket)
+	defer cl.CloseIdleConnections()
+	return cl.Ready(ctx)
 }
 
 // pollInterval is how often a wait checks the service again.
