@@ -65,7 +65,7 @@ func (e *env) environ() []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		// The translation cache's size passes through, for measuring
-		// TestVMStartProgressAndIdleMemory at other sizes.
+		// the idle memory of TestVMLifecycle's VM at other sizes.
 		keep := strings.HasPrefix(kv, qemu.EnvTBSize+"=")
 		if keep || !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "XDG_") && !strings.HasPrefix(kv, "PADDOCK_") {
 			out = append(out, kv)

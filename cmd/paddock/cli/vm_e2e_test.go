@@ -138,8 +138,10 @@ func TestVMLifecycle(t *testing.T) {
 	d := e.serve()
 	t.Cleanup(func() { deleteVMs(e, "dev") })
 
-	// Create and start: Created, then Running with the first count.
-	e.mustRun("vm", "create", "dev", "--template", file, "--start", "--timeout=10m")
+	// Create, then start with its progress shown and its idle cost
+	// measured: Created, then Running with the first count.
+	e.mustRun("vm", "create", "dev", "--template", file)
+	startShowingProgressAndMeasureIdle(t, e, "dev")
 	v := e.vm("dev")
 	if !condTrue(v, resource.VMCreated) || !condTrue(v, resource.VMRunning) || v.Status.RestartCount != 1 {
 		t.Fatalf("after create --start: %+v", v.Status)
@@ -224,6 +226,9 @@ func TestVMLifecycle(t *testing.T) {
 
 	// Stop, then delete: the machine and the template copy are gone.
 	e.mustRun("vm", "stop", "dev", "--timeout=5m")
+	if _, errOut, _ := e.run("", "vm", "get", "dev"); strings.Contains(errOut, emulationWarning) {
+		t.Errorf("vm get of a stopped VM warns: %q", errOut)
+	}
 	if _, errOut, code := e.run("", "vm", "shell", "dev", "true"); code != 1 || !strings.Contains(errOut, "is not running") {
 		t.Fatalf("shell on a stopped VM: exit %d, %q", code, errOut)
 	}

@@ -19,31 +19,24 @@ import (
 	"paddock.dev/paddock/platform/qemu"
 )
 
-// One boot shows what a person meets while a VM starts, and measures what
-// the VM then costs the host. vm start shows the boot's steps, in order,
-// and warns of emulation exactly when the VM runs under TCG; vm get warns
-// while it runs and not once it stopped. Between the two, after a minute
-// of idling: QEMU's CPU time in that minute, its resident memory, split
-// into the guest's RAM and the rest (under TCG mostly the translation
-// cache), beside what the guest itself says it uses (free -m), and how
-// much code QEMU translated (info jit). The figures are logged; asserted
-// are that the guest's balloon reports free pages and that QEMU then
-// holds at most 150 MiB more than the guest uses (used + buff/cache):
+// startShowingProgressAndMeasureIdle starts the created VM name, showing
+// what a person meets while a VM starts, and measures what the VM then
+// costs the host; TestVMLifecycle runs it on its VM's first start. vm
+// start shows the boot's steps, in order, and warns of emulation exactly
+// when the VM runs under TCG; vm get warns while it runs (and, as
+// TestVMLifecycle checks, not once it stopped). After a minute of idling:
+// QEMU's CPU time in that minute, its resident memory, split into the
+// guest's RAM and the rest (under TCG mostly the translation cache),
+// beside what the guest itself says it uses (free -m), and how much code
+// QEMU translated (info jit). The figures are logged; asserted are that
+// the guest's balloon reports free pages and that QEMU then holds at most
+// 150 MiB more than the guest uses (used + buff/cache):
 //
-//	PADDOCK_E2E=1 go test -v -run TestVMStartProgressAndIdleMemory ./cmd/paddock/cli
-func TestVMStartProgressAndIdleMemory(t *testing.T) {
-	tmpl := vmTemplate(t)
-	e := newEnv(t, "default")
-	file := filepath.Join(e.home, "debian.yaml")
-	if err := os.WriteFile(file, []byte(tmpl), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	e.serve()
-	t.Cleanup(func() { deleteVMs(e, "idle") })
-	e.mustRun("vm", "create", "idle", "--template", file)
-
+//	PADDOCK_E2E=1 go test -v -run TestVMLifecycle ./cmd/paddock/cli
+func startShowingProgressAndMeasureIdle(t *testing.T, e *env, name string) {
+	t.Helper()
 	t0 := time.Now()
-	_, progress, code := e.run("", "vm", "start", "idle", "--timeout=15m")
+	_, progress, code := e.run("", "vm", "start", name, "--timeout=15m")
 	boot := time.Since(t0)
 	if code != 0 {
 		t.Fatalf("vm start: exit %d: %s", code, progress)
@@ -56,31 +49,30 @@ func TestVMStartProgressAndIdleMemory(t *testing.T) {
 		}
 		rest = rest[i+len(step):]
 	}
-	const warning = "runs under emulation (tcg)"
-	tcg := e.vm("idle").Status.Accelerator == "tcg"
-	if strings.Contains(progress, warning) != tcg {
-		t.Errorf("vm start of a VM under %s: %q", e.vm("idle").Status.Accelerator, progress)
+	tcg := e.vm(name).Status.Accelerator == "tcg"
+	if strings.Contains(progress, emulationWarning) != tcg {
+		t.Errorf("vm start of a VM under %s: %q", e.vm(name).Status.Accelerator, progress)
 	}
-	if _, errOut, _ := e.run("", "vm", "get", "idle"); strings.Contains(errOut, warning) != tcg {
-		t.Errorf("vm get of a running VM under %s: %q", e.vm("idle").Status.Accelerator, errOut)
+	if _, errOut, _ := e.run("", "vm", "get", name); strings.Contains(errOut, emulationWarning) != tcg {
+		t.Errorf("vm get of a running VM under %s: %q", e.vm(name).Status.Accelerator, errOut)
 	}
 
-	pid := e.qemuPID("idle")
+	pid := e.qemuPID(name)
 	booted, bootCPU := paddocktest.StatusKiB(t, pid, "VmRSS"), cpuSeconds(t, pid)
 	time.Sleep(time.Minute)
 	idleCPU := (cpuSeconds(t, pid) - bootCPU) / 60 * 100
 	ram, other := qemuMemoryKiB(t, pid, 1<<20)
-	used, cache := guestMemoryMiB(t, e.mustRun("vm", "shell", "idle", "--", "free", "-m"))
+	used, cache := guestMemoryMiB(t, e.mustRun("vm", "shell", name, "--", "free", "-m"))
 	anon := paddocktest.StatusKiB(t, pid, "RssAnon")
 	// The virtio features of the guest's balloon, one 0 or 1 per bit;
 	// bit 5 is free page reporting.
-	features := strings.TrimSpace(e.mustRun("vm", "shell", "idle", "--", "sh", "-c", "cat /sys/bus/virtio/drivers/virtio_balloon/virtio*/features"))
+	features := strings.TrimSpace(e.mustRun("vm", "shell", name, "--", "sh", "-c", "cat /sys/bus/virtio/drivers/virtio_balloon/virtio*/features"))
 	load, _ := os.ReadFile("/proc/loadavg")
 	rss := float64(ram+other) / 1024
 	t.Logf("accelerator %s; start to running %.1f s, QEMU's CPU time then %.1f s, idle then %.1f%% of a core; QEMU RSS %d MiB after boot, %.0f MiB idle (RssAnon %d MiB; guest RAM %d MiB, the rest %d MiB); guest used %.0f MiB, buff/cache %.0f MiB; idle RSS over guest used+cache %.0f MiB; host load %s",
-		e.vm("idle").Status.Accelerator, boot.Seconds(), bootCPU, idleCPU, booted/1024, rss, anon/1024, ram/1024, other/1024, used, cache, rss-used-cache, strings.TrimSpace(string(load)))
+		e.vm(name).Status.Accelerator, boot.Seconds(), bootCPU, idleCPU, booted/1024, rss, anon/1024, ram/1024, other/1024, used, cache, rss-used-cache, strings.TrimSpace(string(load)))
 	if tcg {
-		t.Logf("info jit:\n%s", infoJIT(t, filepath.Join(e.path("lima_home"), "idle", filenames.QMPSock)))
+		t.Logf("info jit:\n%s", infoJIT(t, filepath.Join(e.path("lima_home"), name, filenames.QMPSock)))
 	}
 	if len(features) < 6 || features[5] != '1' {
 		t.Errorf("the guest's balloon does not report free pages: its virtio features are %q", features)
@@ -89,11 +81,10 @@ func TestVMStartProgressAndIdleMemory(t *testing.T) {
 		t.Errorf("QEMU holds %.0f MiB idle, more than the guest's used + buff/cache + 150 MiB (%.0f MiB); under TCG most of the rest is the translation cache (%s, default %d MiB)", rss, limit, qemu.EnvTBSize, qemu.DefaultTBSize)
 	}
 
-	e.mustRun("vm", "stop", "idle")
-	if _, errOut, _ := e.run("", "vm", "get", "idle"); strings.Contains(errOut, warning) {
-		t.Errorf("vm get of a stopped VM warns: %q", errOut)
-	}
 }
+
+// emulationWarning is what vm start and vm get say of a VM under TCG.
+const emulationWarning = "runs under emulation (tcg)"
 
 // qemuPID finds the QEMU process of a VM's instance directory.
 func (e *env) qemuPID(name string) int {
