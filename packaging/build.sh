@@ -30,7 +30,7 @@ CGO_ENABLED=0 GOOS=linux GOARCH=$PADDOCK_ARCH go build -trimpath \
 gen=$out/paddock
 if [ "$PADDOCK_ARCH" != "$(go env GOARCH)" ]; then
 	gen=dist/paddock-host
-	CGO_ENABLED=0 go build -o "$gen" ./cmd/paddock
+	CGO_ENABLED=0 go build -trimpath -o "$gen" ./cmd/paddock
 fi
 # The tray's settings window is Fyne on OpenGL, which needs cgo: a second
 # paddock, built with cgo and the tray tag, that the static one runs for
@@ -59,7 +59,7 @@ SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || 
 export SOURCE_DATE_EPOCH
 rm -rf dist/man
 # The commands of the packaged binary, which is built without cgo.
-CGO_ENABLED=0 go run ./packaging/manpages -o dist/man -version "v$PADDOCK_VERSION"
+CGO_ENABLED=0 go run -trimpath ./packaging/manpages -o dist/man -version "v$PADDOCK_VERSION"
 gzip -9n dist/man/*.1
 
 # nfpm expands no variables in source paths: stage the binaries, the
