@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"time"
 
 	"paddock.dev/paddock/core/app"
@@ -19,8 +21,14 @@ import (
 	"paddock.dev/paddock/core/resource"
 )
 
-// defaultHost is the Docker CLI's endpoint when no context is current.
-const defaultHost = "unix:///var/run/docker.sock"
+// defaultHostFor is the Docker CLI's endpoint on goos when no context is
+// current: Docker Desktop's named pipe on Windows, the socket elsewhere.
+func defaultHostFor(goos string) string {
+	if goos == "windows" {
+		return "npipe:////./pipe/docker_engine"
+	}
+	return "unix:///var/run/docker.sock"
+}
 
 // dialTimeout bounds the check whether a context's endpoint answers.
 const dialTimeout = time.Second
@@ -211,7 +219,7 @@ func endpointOf(config, name string) string {
 		if h := os.Getenv("DOCKER_HOST"); h != "" {
 			return h
 		}
-		return defaultHost
+		return defaultHostFor(runtime.GOOS)
 	}
 	raw, err := os.ReadFile(filepath.Join(metaDir(config, name), "meta.json"))
 	if err != nil {
@@ -225,8 +233,9 @@ func endpointOf(config, name string) string {
 }
 
 // answers reports whether something accepts connections at a Docker
-// endpoint (unix:// or tcp://); other kinds (ssh://) count as answering,
-// since they cannot be checked without their tools.
+// endpoint (unix://, tcp://, or npipe://, whose pipe must exist); other
+// kinds (ssh://) count as answering, since they cannot be checked without
+// their tools.
 func answers(ctx context.Context, host string) bool {
 	u, err := url.Parse(host)
 	if host == "" || err != nil {
@@ -237,6 +246,9 @@ func answers(ctx context.Context, host string) bool {
 	case "unix":
 		addr = u.Path
 	case "tcp":
+	case "npipe":
+		_, err := os.Stat(npipePath(u))
+		return err == nil
 	default:
 		return true
 	}
@@ -248,4 +260,10 @@ func answers(ctx context.Context, host string) bool {
 	}
 	conn.Close()
 	return true
+}
+
+// npipePath is the Windows path of an npipe:// endpoint:
+// npipe:////./pipe/NAME is \\.\pipe\NAME.
+func npipePath(u *url.URL) string {
+	return strings.ReplaceAll(u.Path, "/", `\`)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,5 +118,27 @@ func TestAContextNamesItsEndpoint(t *testing.T) {
 	m := readJSON(t, filepath.Join(metaDir(c.ConfigDir, c.Name), "meta.json"))
 	if host := m["Endpoints"].(map[string]any)["docker"].(map[string]any)["Host"]; host != c.Endpoint {
 		t.Fatalf("endpoint %v, want %s", host, c.Endpoint)
+	}
+}
+
+// With no context current, the Docker CLI on Windows speaks to Docker
+// Desktop's named pipe, not to a Unix socket: Paddock takes the context
+// over only when that pipe is missing.
+func TestDefaultEndpointPerOS(t *testing.T) {
+	if got := defaultHostFor("windows"); got != "npipe:////./pipe/docker_engine" {
+		t.Errorf("Windows: %s", got)
+	}
+	for _, goos := range []string{"linux", "darwin"} {
+		if got := defaultHostFor(goos); got != "unix:///var/run/docker.sock" {
+			t.Errorf("%s: %s", goos, got)
+		}
+	}
+	u, _ := url.Parse(defaultHostFor("windows"))
+	if got := npipePath(u); got != `\\.\pipe\docker_engine` {
+		t.Errorf("the pipe's path: %s", got)
+	}
+	// No such pipe here: the default does not answer.
+	if answers(context.Background(), defaultHostFor("windows")) {
+		t.Error("a missing named pipe answers")
 	}
 }
