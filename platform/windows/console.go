@@ -1,6 +1,9 @@
 package windows
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // The console control events of GenerateConsoleCtrlEvent.
 const (
@@ -45,4 +48,18 @@ func ConsoleCalls(step StopStep, pid int) []ConsoleCall {
 		}
 	}
 	return nil
+}
+
+// consoleMu serialises the steps that leave this process's console and
+// attach to another's: a process has one console at most, so two stops at
+// once (StopAll stops VMs in parallel) would detach each other midway and
+// send an event to the wrong console.
+var consoleMu sync.Mutex
+
+// onConsoleAlone runs steps while no other caller in this process runs
+// its own.
+func onConsoleAlone(steps func()) {
+	consoleMu.Lock()
+	defer consoleMu.Unlock()
+	steps()
 }

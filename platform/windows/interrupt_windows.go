@@ -38,6 +38,13 @@ func Interrupt(pid int, ownGroup bool) (sent bool, reason string, err error) {
 	if len(calls) == 0 {
 		return false, reason, nil
 	}
+	onConsoleAlone(func() { sent, reason, err = callAll(calls) })
+	return sent, reason, err
+}
+
+// callAll makes calls in order; after a failed one it makes those of the
+// rest that give back a console (undo).
+func callAll(calls []ConsoleCall) (sent bool, reason string, err error) {
 	for i, c := range calls {
 		if err := callConsole(c); err != nil {
 			undo(calls[i+1:])

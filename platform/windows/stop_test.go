@@ -2,6 +2,8 @@ package windows
 
 import (
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -78,5 +80,26 @@ func TestListed(t *testing.T) {
 		if got := Listed(tc.out, Distro(tc.name)); got != tc.want {
 			t.Errorf("Listed(%q, %s) = %v", tc.out, Distro(tc.name), got)
 		}
+	}
+}
+
+// Stops in parallel (StopAll) make their console steps one at a time.
+func TestConsoleStepsDoNotOverlap(t *testing.T) {
+	var inside, overlaps atomic.Int32
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			onConsoleAlone(func() {
+				if inside.Add(1) > 1 {
+					overlaps.Add(1)
+				}
+				time.Sleep(5 * time.Millisecond)
+				inside.Add(-1)
+			})
+		})
+	}
+	wg.Wait()
+	if n := overlaps.Load(); n > 0 {
+		t.Errorf("%d console step sequences overlapped another", n)
 	}
 }
