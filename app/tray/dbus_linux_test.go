@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -124,6 +125,28 @@ type trayMenu struct {
 	t    testing.TB
 	obj  dbus.BusObject // the menu
 	item dbus.BusObject // the StatusNotifierItem, for its tooltip
+	// layouts counts the menu's LayoutUpdated signals (countLayouts).
+	layouts *atomic.Int64
+}
+
+// countLayouts counts the LayoutUpdated signals of menus on conn's bus
+// from now on.
+func countLayouts(t testing.TB, conn *dbus.Conn) *atomic.Int64 {
+	if err := conn.AddMatchSignal(dbus.WithMatchObjectPath(menuPath), dbus.WithMatchInterface(menuIface),
+		dbus.WithMatchMember("LayoutUpdated")); err != nil {
+		t.Fatal(err)
+	}
+	signals := make(chan *dbus.Signal, 64)
+	conn.Signal(signals)
+	n := &atomic.Int64{}
+	go func() {
+		for s := range signals {
+			if s.Name == menuIface+".LayoutUpdated" {
+				n.Add(1)
+			}
+		}
+	}()
+	return n
 }
 
 // revision calls GetLayout for the whole menu and its revision, which
@@ -179,11 +202,17 @@ const settled = 300 * time.Millisecond
 // changes its menu asynchronously, with new ids when its shape changes.
 func (m trayMenu) await(what string, ok func([]menuItem) bool) []menuItem {
 	m.t.Helper()
+	return m.awaitWithin(what, 30*time.Second, ok)
+}
+
+// awaitWithin is await that waits up to within.
+func (m trayMenu) awaitWithin(what string, within time.Duration, ok func([]menuItem) bool) []menuItem {
+	m.t.Helper()
 	var items []menuItem
 	var err error
 	var seen uint32
 	var since time.Time
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		var rev uint32
 		if items, rev, err = m.revision(); err != nil || !ok(items) {
 			since = time.Time{}

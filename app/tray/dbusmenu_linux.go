@@ -91,6 +91,9 @@ func (m *dbusMenu) export(conn *dbus.Conn) error {
 		return err
 	}
 	m.conn = conn
+	if len(m.root.children) == 0 {
+		return nil // the first SetMenu signals
+	}
 	// A host may have read the menu served before: say it changed.
 	return m.signalLayout()
 }

@@ -39,6 +39,12 @@ func TestTrayEndToEnd(t *testing.T) {
 	tray, m, notes := e.startTray()
 
 	items := m.awaitStatus("Stopped")
+	// The menu before the daemon answered, then the daemon's: one signal
+	// each (fyne.io/systray's menu sent 17).
+	if n := m.layouts.Load(); n > 2 {
+		t.Errorf("%d LayoutUpdated signals as the tray started, want at most 2", n)
+	}
+	t.Logf("LayoutUpdated signals as the tray started: %d", m.layouts.Load())
 	if it, _ := find(items, menu.LabelStop); it.Enabled {
 		t.Errorf("Stop enabled with no App: %v", labels(items))
 	}
@@ -76,17 +82,36 @@ func TestTrayEndToEnd(t *testing.T) {
 		t.Errorf("%d settings windows after Settings… twice", len(windows))
 	}
 
+	before := m.awaitStatus("Failed: ")
 	e.stopDaemon()
 	items = m.awaitStatus(menu.StatusDaemonDown)
 	m.click(items, menu.LabelStartDaemon)
 	items = m.awaitStatus("Failed: ")
 	e.adoptDaemon()
+	// The menu the daemon's return brings back is the one it took away,
+	// with the same ids.
+	for _, label := range []string{menu.LabelStart, menu.LabelStop, menu.LabelSettings, menu.LabelMachines, menu.LabelQuit} {
+		was, _ := find(before, label)
+		if now, _ := find(items, label); now.ID != was.ID {
+			t.Errorf("%s was item %d before the daemon's restart, %d after", label, was.ID, now.ID)
+		}
+	}
 	m.click(items, menu.LabelStop)
-	e.awaitApp(func(a *resource.App) bool { return !a.Spec.Running })
-	// Still unable to make its VM, the App says so while stopped too;
-	// Start is offered again.
+	e.awaitApp(func(app *resource.App) bool { return !app.Spec.Running })
+	// Still unable to make its VM, the App says so while stopped too,
+	// and the Stop's end is the same failure; Start is offered again.
+	notes.await(t, "Paddock failed")
 	items = m.await("Start enabled", func(items []menuItem) bool {
 		it, _ := find(items, menu.LabelStart)
+		return it.Enabled && strings.HasPrefix(items[0].Label, "Failed: ")
+	})
+	// A second Start fails as the first did, and says so again.
+	m.click(items, menu.LabelStart)
+	if body := notes.await(t, "Paddock failed"); !strings.Contains(body, "template.yaml") {
+		t.Errorf("the second failure's notification does not say why: %q", body)
+	}
+	items = m.await("Stop enabled", func(items []menuItem) bool {
+		it, _ := find(items, menu.LabelStop)
 		return it.Enabled && strings.HasPrefix(items[0].Label, "Failed: ")
 	})
 
@@ -130,6 +155,7 @@ func (e *e2e) startTray() (*exec.Cmd, trayMenu, *notifications) {
 	e.t.Helper()
 	watcher, bus := startWatcher(e.t, e.busAddress)
 	notes := serveNotifications(e.t, bus)
+	layouts := countLayouts(e.t, bus)
 	tray := e.start("tray")
 	select {
 	case <-watcher.registered:
@@ -137,7 +163,7 @@ func (e *e2e) startTray() (*exec.Cmd, trayMenu, *notifications) {
 		e.t.Fatal("the tray never registered with the StatusNotifierWatcher")
 	}
 	dest := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", tray.Process.Pid)
-	m := trayMenu{t: e.t, obj: bus.Object(dest, menuPath), item: bus.Object(dest, itemPath)}
+	m := trayMenu{t: e.t, obj: bus.Object(dest, menuPath), item: bus.Object(dest, itemPath), layouts: layouts}
 	return tray, m, notes
 }
 
