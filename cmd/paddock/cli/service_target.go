@@ -130,8 +130,14 @@ func (t *serviceTarget) openWithLog(cmd *cobra.Command) (*service.Service, error
 	return service.New(spec)
 }
 
-// installed reports whether the service's definition file exists.
+// installed reports whether the service's definition file exists; on
+// Windows, whose definition is a registry key and no file, whether the
+// service manager knows the service.
 func installed(svc *service.Service) bool {
+	if runtime.GOOS == "windows" {
+		st, err := svc.Status()
+		return err == nil && st.Installed()
+	}
 	path, err := svc.DefinitionPath()
 	if err != nil {
 		return false
