@@ -7,9 +7,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/net/netutil"
+
+	"paddock.dev/paddock/core/resource"
 )
 
 // Bounds of the API's connections: a client that sends nothing, sends
@@ -46,13 +49,31 @@ func (s *Server) HTTPServer(handler http.Handler, base context.Context) *http.Se
 	}
 }
 
-// Shutdown stops hs in order: stop accepting; let running requests finish
-// within grace; then end the watch streams (which never finish by
-// themselves); then close what is left. It reports whether anything was cut
-// off.
+// drainQuiet is how long a shutdown's drain waits after the last request
+// it answered, and drainMax how long it drains at most.
+const (
+	drainQuiet = 100 * time.Millisecond
+	drainMax   = time.Second
+)
+
+// Shutdown stops hs in order: drain (every request answers with
+// Connection: close, and those that come now 503 "shutting down", so that
+// no client sends another on a connection the server is about to close);
+// stop accepting and let running requests finish within grace; then end
+// the watch streams (which never finish by themselves); then close what
+// is left. It reports whether anything was cut off.
 func (s *Server) Shutdown(hs *http.Server, grace time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
+	s.draining.Store(true)
+	deadline := time.Now().Add(drainMax)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		last := time.Unix(0, s.lastRequest.Load())
+		if s.inflight.Load() <= s.streaming.Load() && time.Since(last) >= drainQuiet {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	done := make(chan error, 1)
 	go func() { done <- hs.Shutdown(ctx) }()
 	for s.inflight.Load() > s.streaming.Load() && ctx.Err() == nil {
@@ -67,14 +88,48 @@ func (s *Server) Shutdown(hs *http.Server, grace time.Duration) error {
 	return nil
 }
 
-// countRequests counts the requests being served, for Shutdown.
+// countRequests counts the requests being served, for Shutdown, and
+// answers those that come while it drains.
 func (s *Server) countRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.inflight.Add(1)
 		defer s.inflight.Add(-1)
-		next.ServeHTTP(w, r)
+		s.lastRequest.Store(time.Now().UnixNano())
+		if s.draining.Load() {
+			w.Header().Set("Connection", "close")
+			w.Header().Set("Retry-After", "1")
+			writeProblem(w, newProblem(resource.ReasonUnavailable, "the daemon is shutting down: retry once it is back"))
+			return
+		}
+		next.ServeHTTP(&closeWhenDraining{ResponseWriter: w, draining: &s.draining}, r)
 	})
 }
+
+// closeWhenDraining adds Connection: close to an answer that starts while
+// the server drains, so that its client opens no request on it again.
+type closeWhenDraining struct {
+	http.ResponseWriter
+	draining *atomic.Bool
+	wrote    bool
+}
+
+func (w *closeWhenDraining) WriteHeader(code int) {
+	if !w.wrote && w.draining.Load() {
+		w.Header().Set("Connection", "close")
+	}
+	w.wrote = true
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *closeWhenDraining) Write(p []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *closeWhenDraining) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // bodyDeadline bounds reading a request's body and lifts the bound once
 // the body is read: the connection's read deadline also bounds the

@@ -55,6 +55,10 @@ type Server struct {
 	// them that stream until the client or the daemon ends them: a
 	// shutdown waits for the others only.
 	inflight, streaming atomic.Int64
+	// draining is set once a shutdown begins; lastRequest is when the
+	// last request came, in Unix nanoseconds.
+	draining    atomic.Bool
+	lastRequest atomic.Int64
 	// watchesEnded is done once EndWatches ends the watch streams.
 	watchesEnded context.Context
 	endWatches   context.CancelFunc
