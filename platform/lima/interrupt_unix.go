@@ -5,8 +5,12 @@ package lima
 import (
 	"syscall"
 
+	"github.com/lima-vm/lima/pkg/executil"
 	"github.com/lima-vm/lima/pkg/osutil"
 )
+
+// hostAgentAttr starts a host agent in a process group of its own.
+func hostAgentAttr() *syscall.SysProcAttr { return executil.BackgroundSysProcAttr }
 
 // interrupt sends the host agent pid SIGINT, which always reaches it.
 func interrupt(pid int) (sent bool, reason string, err error) {

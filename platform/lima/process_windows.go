@@ -1,6 +1,8 @@
 package lima
 
 import (
+	"syscall"
+
 	"golang.org/x/sys/windows"
 
 	pwindows "paddock.dev/paddock/platform/windows"
@@ -37,3 +39,8 @@ func interrupt(pid int) (sent bool, reason string, err error) {
 // terminate ends pid by TerminateProcess. (Lima's own forced stop sends
 // CTRL_BREAK_EVENT on Windows, which a hung process ignores.)
 func terminate(pid int) error { return pwindows.TerminateProcess(pid) }
+
+// hostAgentAttr starts a host agent in a process group of its own and
+// without a console window (the daemon has none; the host agent's ssh and
+// wsl.exe share its windowless console).
+func hostAgentAttr() *syscall.SysProcAttr { return pwindows.HostAgentAttr() }

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lima-vm/lima/pkg/executil"
 	"github.com/lima-vm/lima/pkg/limayaml"
 	limastore "github.com/lima-vm/lima/pkg/store"
 	"github.com/lima-vm/lima/pkg/store/filenames"
@@ -144,8 +143,9 @@ func (d *Driver) launch(helper, name, dir, guestAgent string, env []string) erro
 	cmd.Env = env
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr
-	// Setpgid on Unix, CREATE_NEW_PROCESS_GROUP on Windows.
-	cmd.SysProcAttr = executil.BackgroundSysProcAttr
+	// Setpgid on Unix; on Windows CREATE_NEW_PROCESS_GROUP and
+	// CREATE_NO_WINDOW, so that no console window opens for it.
+	cmd.SysProcAttr = hostAgentAttr()
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("instance %s: start host agent: %w", name, err)
 	}
