@@ -79,7 +79,7 @@ func (t *Tray) openShell() error {
 	if vm == nil {
 		return errors.New("the App has no VM to open a shell in yet")
 	}
-	argv := []string{t.opts.Executable, "--instance", t.opts.Instance, "vm", "shell", vm.Metadata.Name}
+	argv := []string{t.opts.Executable, "--instance", t.opts.Instance, "vm", "shell", "--namespace", vm.Metadata.Namespace, vm.Metadata.Name}
 	cmd, err := terminal(argv)
 	if err != nil {
 		return err
