@@ -59,9 +59,11 @@ var mountWorkloads = []string{"write", "read", "tar", "git-status"}
 // of this repository. Each is timed on the shared folder and on the
 // guest's own disk; the ratio shared/own says what sharing costs. One VM
 // per mount type, one after the other, so that they do not share the
-// host's cores. Under TCG it takes several minutes:
+// host's cores. Under TCG on a busy 2-core host the 9p VM took 10
+// minutes, most of it copying the files to the guest's disk, and the
+// reverse-sshfs VM more than 30 (its tar of the tree alone more than 10):
 //
-//	PADDOCK_E2E=1 go test -run '^$' -bench Mounts -benchtime 1x -timeout 60m ./platform/lima
+//	PADDOCK_E2E=1 go test -run '^$' -bench Mounts -benchtime 1x -timeout 150m ./platform/lima
 func BenchmarkMounts(b *testing.B) {
 	e := setupE2E(b)
 	shared := mountBenchFiles(b)
@@ -79,7 +81,7 @@ func BenchmarkMounts(b *testing.B) {
 			}()
 			ms := map[string]float64{}
 			for range b.N {
-				out := e.sshLong(b, name, 30*time.Minute, "sudo", "sh", "-c", mountBenchScript, "bench", shared)
+				out := e.sshLong(b, name, 120*time.Minute, "sudo", "sh", "-c", mountBenchScript, "bench", shared)
 				sc := bufio.NewScanner(strings.NewReader(out))
 				for sc.Scan() {
 					f := strings.Fields(sc.Text())
