@@ -40,8 +40,8 @@ echo "== dpkg on this machine"
 trap 'dpkg -P paddock >/dev/null 2>&1 || true' EXIT
 dpkg -i "$deb"
 check test "$(command -v paddock)" = /usr/bin/paddock
-version=$(/usr/bin/paddock version) && echo "$version" | grep -q '^paddock v' && ok "$version" ||
-	bad "/usr/bin/paddock version: $version"
+version=$(/usr/bin/paddock version --client) && echo "$version" | grep -q '^paddock v' && ok "$version" ||
+	bad "/usr/bin/paddock version --client: $version"
 for f in /usr/lib/systemd/user/paddock.service /usr/lib/systemd/system/paddock@.service \
 	/usr/share/bash-completion/completions/paddock /usr/share/zsh/vendor-completions/_paddock \
 	/usr/share/fish/vendor_completions.d/paddock.fish /usr/share/doc/paddock/README.md \

@@ -116,11 +116,19 @@ func (c *cli) waitApp(ctx context.Context, cl *client.Client, gen int64, timeout
 
 func newAppResetCmd(c *cli) *cobra.Command {
 	var f appFlags
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "reset",
 		Short: "Make the App's VM anew from its template (its disk, images and containers are lost)",
-		Args:  noArgs,
+		Long: `Make the App's VM anew from its template: its disk goes, and with it every
+image, container and volume of its engine. On a terminal the command asks
+first; --force (-f) does not ask, and without a terminal --force is
+required.`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := c.confirm(force, "resetting the App", "the App's disk: every image, container and volume of its engine"); err != nil {
+				return err
+			}
 			cl, err := c.Client(cmd.Context())
 			if err != nil {
 				return err
@@ -138,6 +146,7 @@ func newAppResetCmd(c *cli) *cobra.Command {
 		},
 	}
 	f.add(cmd)
+	cmd.Flags().BoolVarP(&force, "force", "f", false, "do not ask before the disk is lost")
 	return cmd
 }
 

@@ -30,7 +30,7 @@ func BenchmarkAppStart(b *testing.B) {
 		b.Fatal("the App benchmark needs the docker CLI (packaging/ci-deps.sh installs docker.io)")
 	}
 	e.serve()
-	b.Cleanup(func() { e.run("", "delete", "--timeout=3m") })
+	b.Cleanup(func() { e.run("", "delete", "--force", "--timeout=3m") })
 	dockerInfo := func() {
 		cmd := exec.Command("docker", "--context", "paddock", "info", "--format", "{{.ServerVersion}}")
 		cmd.Env = append(e.environ(), "DOCKER_HOST=")
@@ -84,7 +84,7 @@ func BenchmarkAppStart(b *testing.B) {
 		cpu := idleCPU(b, e)
 		idle += cpu
 		b.Logf("idle: QEMU %.1f%% of a core", cpu)
-		e.mustRun("delete", "--timeout=5m")
+		e.mustRun("delete", "--force", "--timeout=5m")
 	}
 	n := float64(b.N)
 	b.ReportMetric(first.Seconds()/n, "s/first-start")

@@ -110,7 +110,7 @@ func TestAppEndToEnd(t *testing.T) {
 	e.serve()
 	t.Cleanup(func() {
 		e.autostart = true
-		e.run("", "delete", "--timeout=3m")
+		e.run("", "delete", "--force", "--timeout=3m")
 		stopStartedDaemon(e)
 	})
 
@@ -214,7 +214,7 @@ func TestAppEndToEnd(t *testing.T) {
 		t.Fatalf("direct delete of the App's VM: exit %d, %q", code, errOut)
 	}
 	// Delete: App and VM gone, and a new App can be made.
-	e.mustRun("delete", "--timeout=5m")
+	e.mustRun("delete", "--force", "--timeout=5m")
 	if _, _, code := e.run("", "get", "vm", "-n", "paddock", "app"); code != 1 {
 		t.Fatal("the VM outlived the App")
 	}

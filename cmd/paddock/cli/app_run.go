@@ -8,95 +8,10 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/api/meta"
 
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/platform/dockercontext"
 )
-
-func newAppStatusCmd(c *cli) *cobra.Command {
-	return &cobra.Command{
-		Use:   "status",
-		Short: "Show the App on one screen: state, reason, engine, socket, sizes, accelerator",
-		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := c.Client(cmd.Context())
-			if err != nil {
-				return err
-			}
-			a, err := getApp(cmd.Context(), cl)
-			if err != nil {
-				return err
-			}
-			p, err := c.Paths()
-			if err != nil {
-				return err
-			}
-			line := func(k, v string) { fmt.Fprintf(c.stdout, "%-13s%s\n", k+":", v) }
-			state := func(t string) string {
-				cond := meta.FindStatusCondition(a.Status.Conditions, t)
-				if cond == nil {
-					return "unknown yet"
-				}
-				s := fmt.Sprintf("%s (%s)", cond.Status, cond.Reason)
-				if cond.Message != "" {
-					s += ": " + cond.Message
-				}
-				if !resource.ConditionCurrent(cond, a.Metadata.Generation) {
-					s += " [for an older change]"
-				}
-				return s
-			}
-			engine := a.Spec.ContainerEngine.Name
-			line("Status", appStatus(a))
-			line("Settled", state(resource.AppSettled))
-			line("Wanted", map[bool]string{true: "running", false: "stopped"}[a.Spec.Running])
-			line("Running", state(resource.AppRunning))
-			line("Engine", engine+": "+state(resource.AppContainerEngineReady))
-			line("Socket", resource.EngineSocket(p.ShortDir, engine))
-			if engine == resource.EngineMoby {
-				line("Context", dockercontext.NameFor(p.Instance)+" (or: paddock run docker ...)")
-			}
-			line("Sizes", fmt.Sprintf("%d CPUs, %s memory, %s disk", a.Spec.CPUs, a.Spec.Memory, a.Spec.Disk))
-			accel := "unknown until it runs"
-			var vm *resource.VM
-			if obj, err := cl.Get(cmd.Context(), resource.KindVM, a.Spec.Namespace, resource.AppVMName); err == nil {
-				vm = obj.(*resource.VM)
-				if v := vm; v.Status.Accelerator != "" && v.Phase() == resource.PhaseRunning {
-					accel = v.Status.Accelerator
-					if accel == "tcg" {
-						accel += " (emulation: slow)"
-					}
-				}
-			} else if !resource.IsNotFound(err) {
-				return err
-			}
-			shared, err := sharedFolders(cmd.Context(), cl, a, vm)
-			if err != nil {
-				return err
-			}
-			line("Shared", shared)
-			line("Accelerator", accel)
-			line("VM", fmt.Sprintf("vm %s in namespace %s ('paddock vm shell -n %s %s')", resource.AppVMName, a.Spec.Namespace, a.Spec.Namespace, resource.AppVMName))
-			return nil
-		},
-	}
-}
-
-// appStatus is the App's phase, as 'paddock get apps' and the tray read it
-// (resource.App.PhaseAndCondition), with the reason and message of the
-// condition it was read from.
-func appStatus(a *resource.App) string {
-	phase, c := a.PhaseAndCondition()
-	if c == nil {
-		return phase
-	}
-	s := fmt.Sprintf("%s (%s %s)", phase, c.Type, c.Reason)
-	if c.Message != "" {
-		s += ": " + c.Message
-	}
-	return s
-}
 
 func newAppRunCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{

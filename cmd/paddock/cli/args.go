@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/spf13/cobra"
 )
 
@@ -9,7 +12,14 @@ import (
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
 		if cmd.HasSubCommands() {
-			return usageError("unknown command %q for %q; see '%s --help'", args[0], cmd.CommandPath(), cmd.CommandPath())
+			msg := fmt.Sprintf("unknown command %q for %q; see '%s --help'", args[0], cmd.CommandPath(), cmd.CommandPath())
+			if cmd.SuggestionsMinimumDistance <= 0 {
+				cmd.SuggestionsMinimumDistance = 2 // cobra's own default
+			}
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+			}
+			return usageError("%s", msg)
 		}
 		return usageError("%s takes no arguments, got %q", cmd.CommandPath(), args)
 	}

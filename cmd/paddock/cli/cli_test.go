@@ -84,10 +84,10 @@ func TestCLIStartsTheDaemonAndManagesObjects(t *testing.T) {
 		{"wait met", "", []string{"wait", "vm/dev", "--for=condition=Created", "--reason=Created", "--timeout=30s"}, 0, "condition met: Created=True"},
 		{"status patch", "", []string{"patch", "vm", "dev", "--subresource", "status", "-p", `{"status":{"restartCount":7}}`}, 0, "vm/dev"},
 		{"wait wrong reason", "", []string{"wait", "vm/dev", "--for=condition=Created", "--reason=Other", "--timeout=1s"}, 4, "Created=True reason Created"},
-		{"delete", "", []string{"delete", "vm", "dev"}, 0, "vm/dev deleted"},
+		{"delete", "", []string{"delete", "vm", "dev", "--force"}, 0, "vm/dev deleted"},
 		{"wait for delete", "", []string{"wait", "vm/dev", "--for=delete", "--timeout=5s"}, 0, "deleted"},
-		{"delete missing", "", []string{"delete", "vm/dev"}, 1, "not found"},
-		{"version", "", []string{"version", "-o", "json"}, 0, `"goVersion"`},
+		{"delete missing", "", []string{"delete", "vm/dev", "-f"}, 1, "not found"},
+		{"version", "", []string{"version", "-o", "json"}, 0, `"daemon": {`},
 	}
 	for _, s := range steps {
 		out, errOut, code := e.run(s.stdin, s.args...)

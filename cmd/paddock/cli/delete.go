@@ -13,7 +13,7 @@ import (
 
 func newDeleteCmd(c *cli) *cobra.Command {
 	var sc scope
-	var wait bool
+	var wait, force bool
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "delete [KIND NAME... | KIND/NAME...]",
@@ -22,7 +22,11 @@ func newDeleteCmd(c *cli) *cobra.Command {
 controllers have cleaned up; by default the command waits for that
 (--wait=false returns at once; --timeout bounds the wait, 0 is forever, and
 exit code 4 says it ran out). An object owned by another is refused, with
-the owner's name.`,
+the owner's name.
+
+Deleting the App or a VM loses its disk, and with the App's its images,
+containers and volumes: on a terminal the command asks first; --force
+(-f) does not ask, and without a terminal --force is required.`,
 		Example: `  paddock delete                  # the App: its VM, disk and templates
   paddock delete vm dev
   paddock delete configmap/a configmap/b`,
@@ -34,6 +38,11 @@ the owner's name.`,
 			targets, err := deleteTargets(args)
 			if err != nil {
 				return err
+			}
+			if lost := lostByDelete(targets); lost != "" {
+				if err := c.confirm(force, "deleting "+targetNames(targets), lost); err != nil {
+					return err
+				}
 			}
 			cl, err := c.Client(cmd.Context())
 			if err != nil {
@@ -66,7 +75,39 @@ the owner's name.`,
 	sc.addFlags(cmd, false)
 	cmd.Flags().BoolVar(&wait, "wait", true, "wait until each object is gone")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "how long to wait for each object; 0 waits forever")
+	cmd.Flags().BoolVarP(&force, "force", "f", false, "do not ask before deleting the App or a VM")
 	return cmd
+}
+
+// lostByDelete says what deleting targets loses for good, for the
+// question asked first; "" when nothing but the objects themselves.
+func lostByDelete(targets []target) string {
+	var app, vms bool
+	for _, t := range targets {
+		app = app || t.kind == resource.KindApp
+		vms = vms || t.kind == resource.KindVM
+	}
+	switch {
+	case app && vms:
+		return "the App's VM and the VMs' disks, with every image, container and volume in them"
+	case app:
+		return "the App's VM and its disk: every image, container and volume of its engine"
+	case vms:
+		return "the VMs' disks and everything on them"
+	}
+	return ""
+}
+
+// targetNames names targets as KIND/NAME, for a person.
+func targetNames(targets []target) string {
+	names := make([]string, len(targets))
+	for i, t := range targets {
+		names[i] = t.kind.Singular() + "/" + t.name
+		if t.kind == resource.KindApp {
+			names[i] = "the App"
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 type target struct {

@@ -21,6 +21,8 @@ const (
 type codedError struct {
 	code int
 	err  error
+	// quiet is set when the command already said everything on stdout.
+	quiet bool
 }
 
 func (e *codedError) Error() string { return e.err.Error() }
@@ -28,6 +30,12 @@ func (e *codedError) Unwrap() error { return e.err }
 
 func usageError(format string, args ...any) error {
 	return &codedError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// quietExit ends a command with code and no message: what it printed
+// already says why.
+func quietExit(code int) error {
+	return &codedError{code: code, err: fmt.Errorf("exit code %d", code), quiet: true}
 }
 
 func withCode(code int, err error) error {
@@ -43,9 +51,12 @@ func exitCode(stderr io.Writer, err error) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "paddock: %v\n", err)
 	var ce *codedError
-	if errors.As(err, &ce) {
+	if errors.As(err, &ce) && ce.quiet {
+		return ce.code
+	}
+	fmt.Fprintf(stderr, "paddock: %v\n", err)
+	if ce != nil {
 		return ce.code
 	}
 	switch resource.ReasonOf(err) {

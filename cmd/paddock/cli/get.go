@@ -105,7 +105,7 @@ func newGetCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cl, err := c.Client(cmd.Context())
+			cl, err := c.RunningClient(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -47,7 +47,7 @@ func TestGlobalFlagsAreCheckedBeforeAnyDaemonStarts(t *testing.T) {
 	}
 	// Every level name is accepted, in any case.
 	for _, l := range []string{"trace", "DEBUG", "Warning", "fatal"} {
-		if _, errOut, code := e.run("", "--log-level", l, "version"); code != 0 {
+		if _, errOut, code := e.run("", "--log-level", l, "version", "--client"); code != 0 {
 			t.Errorf("--log-level %s: exit %d %q", l, code, errOut)
 		}
 	}

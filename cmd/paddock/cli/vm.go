@@ -212,7 +212,7 @@ func newVMListCmd(c *cli) *cobra.Command {
 			if err := checkOutput(output); err != nil {
 				return err
 			}
-			cl, err := c.Client(cmd.Context())
+			cl, err := c.RunningClient(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -243,7 +243,7 @@ func newVMGetCmd(c *cli) *cobra.Command {
 			if err := checkOutput(output); err != nil {
 				return err
 			}
-			cl, err := c.Client(cmd.Context())
+			cl, err := c.RunningClient(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -79,7 +79,7 @@ interrupted.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			cl, err := c.Client(ctx)
+			cl, err := c.RunningClient(ctx)
 			if err != nil {
 				return err
 			}
