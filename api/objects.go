@@ -40,41 +40,64 @@ type objectInput struct {
 	Name      string `path:"name"`
 }
 
+// DryRun is the dryRun query parameter of every write: with All, the
+// write is checked as it would be (validation, admission, preconditions)
+// and answered with the object as it would be stored, and nothing is
+// stored, as Kubernetes' dryRun=All.
+type DryRun struct {
+	DryRun string `query:"dryRun" enum:"All" doc:"All: check the write (validation, admission, preconditions) and answer the object as it would be, storing nothing."`
+}
+
+// context returns ctx, marked for a dry run when one is asked.
+func (d DryRun) context(ctx context.Context) context.Context {
+	if d.DryRun == "All" {
+		return store.WithDryRun(ctx)
+	}
+	return ctx
+}
+
 type createInput[T any] struct {
 	Namespace string `path:"namespace"`
-	Body      T      `required:"true"`
+	DryRun
+	Body T `required:"true"`
 }
 
 type replaceInput[T any] struct {
 	Namespace string `path:"namespace"`
 	Name      string `path:"name"`
-	Body      T      `required:"true"`
+	DryRun
+	Body T `required:"true"`
 }
 
 type patchInput struct {
 	Namespace   string `path:"namespace"`
 	Name        string `path:"name"`
 	ContentType string `header:"Content-Type"`
-	RawBody     []byte `contentType:"application/merge-patch+json"`
+	DryRun
+	RawBody []byte `contentType:"application/merge-patch+json"`
 }
 
 type deleteInput struct {
 	Namespace       string `path:"namespace"`
 	Name            string `path:"name"`
 	ResourceVersion string `query:"resourceVersion" doc:"Delete only if the object is still at this revision."`
+	DryRun
 }
 
 type singletonBodyInput[T any] struct {
+	DryRun
 	Body T `required:"true"`
 }
 
 type singletonPatchInput struct {
 	ContentType string `header:"Content-Type"`
-	RawBody     []byte `contentType:"application/merge-patch+json"`
+	DryRun
+	RawBody []byte `contentType:"application/merge-patch+json"`
 }
 
 type singletonDeleteInput struct {
 	ResourceVersion string `query:"resourceVersion" doc:"Delete only if the object is still at this revision."`
+	DryRun
 }
 
 type objectOutput[T any] struct {
@@ -109,7 +132,7 @@ func registerNamespaced[T resource.Object](s *Server, k *resource.Kind) {
 		})
 	huma.Register(s.api, s.operation(k, http.MethodPost, "create-"+one, coll, "Create a "+one, http.StatusCreated, tag),
 		func(ctx context.Context, in *createInput[T]) (*objectOutput[T], error) {
-			return respond[T](s.create(ctx, k, in.Namespace, in.Body))
+			return respond[T](s.create(in.context(ctx), k, in.Namespace, in.Body))
 		})
 	huma.Register(s.api, s.operation(k, http.MethodGet, "get-"+one, obj, "Read a "+one, 0, tag),
 		func(ctx context.Context, in *objectInput) (*objectOutput[T], error) {
@@ -117,15 +140,15 @@ func registerNamespaced[T resource.Object](s *Server, k *resource.Kind) {
 		})
 	huma.Register(s.api, s.operation(k, http.MethodPut, "replace-"+one, obj, "Replace a "+one+"'s metadata and "+k.SpecField, 0, tag),
 		func(ctx context.Context, in *replaceInput[T]) (*objectOutput[T], error) {
-			return respond[T](s.replace(ctx, key(in.Namespace, in.Name), in.Body, s.store.Update))
+			return respond[T](s.replace(in.context(ctx), key(in.Namespace, in.Name), in.Body, s.store.Update))
 		})
 	huma.Register(s.api, s.operation(k, http.MethodPatch, "patch-"+one, obj, "Merge-patch a "+one+"'s metadata and "+k.SpecField, 0, tag),
 		func(ctx context.Context, in *patchInput) (*objectOutput[T], error) {
-			return respond[T](s.patch(ctx, key(in.Namespace, in.Name), in.ContentType, in.RawBody, s.store.Patch))
+			return respond[T](s.patch(in.context(ctx), key(in.Namespace, in.Name), in.ContentType, in.RawBody, s.store.Patch))
 		})
 	huma.Register(s.api, s.operation(k, http.MethodDelete, "delete-"+one, obj, "Delete a "+one+" (it stays, Terminating, while finalizers remain)", 0, tag),
 		func(ctx context.Context, in *deleteInput) (*objectOutput[T], error) {
-			return respond[T](s.store.Delete(ctx, key(in.Namespace, in.Name), store.DeleteOptions{ResourceVersion: in.ResourceVersion}))
+			return respond[T](s.store.Delete(in.context(ctx), key(in.Namespace, in.Name), store.DeleteOptions{ResourceVersion: in.ResourceVersion}))
 		})
 	if !k.HasStatus {
 		return
@@ -137,11 +160,11 @@ func registerNamespaced[T resource.Object](s *Server, k *resource.Kind) {
 		})
 	huma.Register(s.api, s.operation(k, http.MethodPut, "replace-"+one+"-status", status, "Replace a "+one+"'s status", 0, tag),
 		func(ctx context.Context, in *replaceInput[T]) (*objectOutput[T], error) {
-			return respond[T](s.replace(ctx, key(in.Namespace, in.Name), in.Body, s.store.UpdateStatus))
+			return respond[T](s.replace(in.context(ctx), key(in.Namespace, in.Name), in.Body, s.store.UpdateStatus))
 		})
 	huma.Register(s.api, s.operation(k, http.MethodPatch, "patch-"+one+"-status", status, "Merge-patch a "+one+"'s status", 0, tag),
 		func(ctx context.Context, in *patchInput) (*objectOutput[T], error) {
-			return respond[T](s.patch(ctx, key(in.Namespace, in.Name), in.ContentType, in.RawBody, s.store.PatchStatus))
+			return respond[T](s.patch(in.context(ctx), key(in.Namespace, in.Name), in.ContentType, in.RawBody, s.store.PatchStatus))
 		})
 }
 
@@ -163,19 +186,19 @@ func registerSingleton[T resource.Object](s *Server, k *resource.Kind) {
 		})
 	huma.Register(s.api, s.operation(k, http.MethodPost, "create-"+one, path, "Create the "+one, http.StatusCreated, tag),
 		func(ctx context.Context, in *singletonBodyInput[T]) (*objectOutput[T], error) {
-			return respond[T](s.create(ctx, k, "", in.Body))
+			return respond[T](s.create(in.context(ctx), k, "", in.Body))
 		})
 	huma.Register(s.api, s.operation(k, http.MethodPut, "replace-"+one, path, "Replace the "+one+"'s metadata and spec", 0, tag),
 		func(ctx context.Context, in *singletonBodyInput[T]) (*objectOutput[T], error) {
-			return respond[T](s.replace(ctx, key, in.Body, s.store.Update))
+			return respond[T](s.replace(in.context(ctx), key, in.Body, s.store.Update))
 		})
 	huma.Register(s.api, s.operation(k, http.MethodPatch, "patch-"+one, path, "Merge-patch the "+one+"'s metadata and spec", 0, tag),
 		func(ctx context.Context, in *singletonPatchInput) (*objectOutput[T], error) {
-			return respond[T](s.patch(ctx, key, in.ContentType, in.RawBody, s.store.Patch))
+			return respond[T](s.patch(in.context(ctx), key, in.ContentType, in.RawBody, s.store.Patch))
 		})
 	huma.Register(s.api, s.operation(k, http.MethodDelete, "delete-"+one, path, "Delete the "+one, 0, tag),
 		func(ctx context.Context, in *singletonDeleteInput) (*objectOutput[T], error) {
-			return respond[T](s.store.Delete(ctx, key, store.DeleteOptions{ResourceVersion: in.ResourceVersion}))
+			return respond[T](s.store.Delete(in.context(ctx), key, store.DeleteOptions{ResourceVersion: in.ResourceVersion}))
 		})
 	status := path + "/status"
 	huma.Register(s.api, s.operation(k, http.MethodGet, "get-"+one+"-status", status, "Read the "+one+" with its status", 0, tag),
@@ -184,11 +207,11 @@ func registerSingleton[T resource.Object](s *Server, k *resource.Kind) {
 		})
 	huma.Register(s.api, s.operation(k, http.MethodPut, "replace-"+one+"-status", status, "Replace the "+one+"'s status", 0, tag),
 		func(ctx context.Context, in *singletonBodyInput[T]) (*objectOutput[T], error) {
-			return respond[T](s.replace(ctx, key, in.Body, s.store.UpdateStatus))
+			return respond[T](s.replace(in.context(ctx), key, in.Body, s.store.UpdateStatus))
 		})
 	huma.Register(s.api, s.operation(k, http.MethodPatch, "patch-"+one+"-status", status, "Merge-patch the "+one+"'s status", 0, tag),
 		func(ctx context.Context, in *singletonPatchInput) (*objectOutput[T], error) {
-			return respond[T](s.patch(ctx, key, in.ContentType, in.RawBody, s.store.PatchStatus))
+			return respond[T](s.patch(in.context(ctx), key, in.ContentType, in.RawBody, s.store.PatchStatus))
 		})
 }
 

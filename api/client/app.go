@@ -18,6 +18,9 @@ import (
 // failed (AppFailed says which), or with a Timeout error; with NoWait, at
 // once.
 func (c *Client) AppAction(ctx context.Context, action string, w Await) (*resource.App, error) {
+	if c.dryRun {
+		return nil, errNoDryRun
+	}
 	out := &resource.App{}
 	return out, c.do(ctx, http.MethodPost, wire.Base+"/app/"+action+"?"+w.query(), "", nil, out)
 }

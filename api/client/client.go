@@ -24,6 +24,7 @@ type Client struct {
 	base     string
 	token    string
 	endpoint string // for messages: the socket path or address
+	dryRun   bool   // writes only ask the daemon to check them (DryRun)
 }
 
 // NewUnix returns a client of the daemon listening on the Unix socket at path.
@@ -46,6 +47,29 @@ func NewTCP(addr, token string) *Client {
 // CloseIdleConnections closes the connections the client keeps open
 // between requests, as http.Client's method of that name does.
 func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
+
+// DryRun returns a client of the same daemon whose writes (Create,
+// Update, UpdateStatus, Patch, PatchStatus, Delete, PatchApp) are dry
+// runs, the API's ?dryRun=All: the daemon checks each as it would the
+// real one, admission included, and answers the object as it would be,
+// storing nothing. Actions (AppAction, VMAction) have no dry run and fail.
+func (c *Client) DryRun() *Client {
+	dry := *c
+	dry.dryRun = true
+	return &dry
+}
+
+// written returns the path of a write, asking for a dry run when c makes
+// them.
+func (c *Client) written(path string) string {
+	if !c.dryRun {
+		return path
+	}
+	return path + "?dryRun=All"
+}
+
+// errNoDryRun is the error of an action asked of a dry-run client.
+var errNoDryRun = errors.New("an action has no dry run: only writes of objects do")
 
 // Endpoint names where the daemon is expected, for messages.
 func (c *Client) Endpoint() string { return c.endpoint }
@@ -128,7 +152,7 @@ func (c *Client) Create(ctx context.Context, obj resource.Object) (resource.Obje
 		return nil, err
 	}
 	out := resource.NewObject(k)
-	return out, c.do(ctx, http.MethodPost, wire.CollectionPath(k, ns), "application/json", obj, out)
+	return out, c.do(ctx, http.MethodPost, c.written(wire.CollectionPath(k, ns)), "application/json", obj, out)
 }
 
 // Update replaces obj's metadata and spec; a resourceVersion in it is a
@@ -148,7 +172,7 @@ func (c *Client) put(ctx context.Context, obj resource.Object, sub string) (reso
 		return nil, err
 	}
 	out := resource.NewObject(k)
-	return out, c.do(ctx, http.MethodPut, wire.ObjectPath(k, ns, name)+sub, "application/json", obj, out)
+	return out, c.do(ctx, http.MethodPut, c.written(wire.ObjectPath(k, ns, name)+sub), "application/json", obj, out)
 }
 
 // Patch applies a JSON merge patch to an object's metadata and spec.
@@ -164,14 +188,14 @@ func (c *Client) PatchStatus(ctx context.Context, k *resource.Kind, ns, name str
 func (c *Client) patch(ctx context.Context, k *resource.Kind, ns, name, sub string, patch []byte) (resource.Object, error) {
 	out := resource.NewObject(k)
 	path := wire.ObjectPath(k, namespaceOf(k, ns), name) + sub
-	return out, c.do(ctx, http.MethodPatch, path, wire.MergePatchType, json.RawMessage(patch), out)
+	return out, c.do(ctx, http.MethodPatch, c.written(path), wire.MergePatchType, json.RawMessage(patch), out)
 }
 
 // Delete deletes an object and returns its last state: still there,
 // Terminating, while finalizers remain.
 func (c *Client) Delete(ctx context.Context, k *resource.Kind, ns, name string) (resource.Object, error) {
 	out := resource.NewObject(k)
-	return out, c.do(ctx, http.MethodDelete, wire.ObjectPath(k, namespaceOf(k, ns), name), "", nil, out)
+	return out, c.do(ctx, http.MethodDelete, c.written(wire.ObjectPath(k, namespaceOf(k, ns), name)), "", nil, out)
 }
 
 func parts(obj resource.Object) (*resource.Kind, string, string, error) {
@@ -271,6 +295,9 @@ func problemOf(resp *http.Response) error {
 // the answer comes once the action took effect or failed (the VM's
 // conditions say which), or with a Timeout error; with NoWait, at once.
 func (c *Client) VMAction(ctx context.Context, ns, name, action string, w Await) (*resource.VM, error) {
+	if c.dryRun {
+		return nil, errNoDryRun
+	}
 	path := wire.ObjectPath(resource.KindVM, namespaceOf(resource.KindVM, ns), name) + "/" + action + "?" + w.query()
 	out := &resource.VM{}
 	return out, c.do(ctx, http.MethodPost, path, "", nil, out)

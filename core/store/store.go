@@ -76,6 +76,25 @@ type WatchOptions struct {
 	ResourceVersion int64
 }
 
+// dryRunKey marks a context whose writes are checked but not stored.
+type dryRunKey struct{}
+
+// WithDryRun returns a context under which a write (Create, Update,
+// UpdateStatus, Patch, PatchStatus, Delete) is checked as it would be —
+// decoded, defaulted, validated and admitted, its preconditions and
+// finalizer guards tested — and answered with the object as it would be
+// stored, but nothing is stored and no event is sent: the API's
+// ?dryRun=All.
+func WithDryRun(ctx context.Context) context.Context {
+	return context.WithValue(ctx, dryRunKey{}, true)
+}
+
+// IsDryRun reports whether writes under ctx are only checked (WithDryRun).
+func IsDryRun(ctx context.Context) bool {
+	dry, _ := ctx.Value(dryRunKey{}).(bool)
+	return dry
+}
+
 // AdmitFunc accepts or rejects a create (old is nil) or an update of
 // metadata and spec. Its error is returned to the writer as is; make it an
 // Invalid *resource.Error naming the field.

@@ -118,7 +118,8 @@ memory), mounts (the host folders the VM shares at the same path, for
 'docker run -v': absolute or ~/..., separated by commas, :ro for
 read-only; the home folder by default; empty for none) and mountType
 (9p or reverse-sshfs, on QEMU). With no App, one is made with these
-values.`,
+values. --dry-run asks the daemon to check the change as it would make
+it, and changes nothing: a change it would refuse exits 3 with the reason.`,
 		Example: `  paddock set cpus=4 memory=4GiB
   paddock set mounts=~/src,/data:ro
   paddock set containerEngine.name=containerd
@@ -133,13 +134,18 @@ values.`,
 			if err != nil {
 				return err
 			}
-			if dryRun {
-				fmt.Fprintf(c.stdout, "would patch the App with %s\n", patch)
-				return nil
-			}
 			cl, err := c.Client(cmd.Context())
 			if err != nil {
 				return err
+			}
+			if dryRun {
+				a, err := cl.DryRun().PatchApp(cmd.Context(), patch)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(c.stdout, "app checked by the daemon, nothing changed (dry run): it would be %s, with %s\n",
+					map[bool]string{true: "running", false: "stopped"}[a.Spec.Running], appSizes(a))
+				return nil
 			}
 			app, err := cl.PatchApp(cmd.Context(), patch)
 			if err != nil {
@@ -149,6 +155,11 @@ values.`,
 		},
 	}
 	f.add(cmd)
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "check the properties and print the change without making it")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "have the daemon check the change, and make none")
 	return cmd
+}
+
+// appSizes says the App's engine and sizes, for a person.
+func appSizes(a *resource.App) string {
+	return fmt.Sprintf("the %s engine, %d CPUs, %s memory, %s disk", a.Spec.ContainerEngine.Name, a.Spec.CPUs, a.Spec.Memory, a.Spec.Disk)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -172,5 +173,23 @@ func TestStatusAndVersionShowTheDaemon(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "paddock ") || !strings.HasPrefix(lines[1], "daemon ") {
 		t.Errorf("version: %q", out)
+	}
+}
+
+// 'set --dry-run' has the daemon check the change as it would make it,
+// and makes none.
+func TestSetDryRunIsCheckedByTheDaemon(t *testing.T) {
+	e := newEnv(t, "default")
+	e.serve()
+	tooMany := "cpus=" + strconv.Itoa(runtime.NumCPU()+1)
+	if _, errOut, code := e.run("", "set", tooMany, "--dry-run"); code != exitRejected || !strings.Contains(errOut, "spec.cpus: must be between 1 and") {
+		t.Errorf("set %s --dry-run: exit %d %q; want exit 3 and the reason", tooMany, code, errOut)
+	}
+	out, errOut, code := e.run("", "set", "cpus=1", "memory=1GiB", "--dry-run")
+	if code != 0 || !strings.Contains(out, "nothing changed (dry run): it would be stopped, with the moby engine, 1 CPUs, 1GiB memory") {
+		t.Errorf("set cpus=1 --dry-run: exit %d %q %q", code, out, errOut)
+	}
+	if _, errOut, code := e.run("", "get", "app"); code != exitError || !strings.Contains(errOut, "not found") {
+		t.Errorf("a dry run made an App: exit %d %q", code, errOut)
 	}
 }

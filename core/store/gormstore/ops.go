@@ -134,7 +134,7 @@ func (s *DB) Create(ctx context.Context, obj resource.Object) (resource.Object, 
 				return staged{}, err
 			}
 		}
-		return s.stage(store.Added, obj)
+		return s.stageUnlessDry(ctx, store.Added, obj)
 	})
 }
 
@@ -173,7 +173,7 @@ func (s *DB) writeSpec(ctx context.Context, k *resource.Kind, key resource.Key, 
 		}
 		s.mu.Lock()
 		if newest, exists := s.newestRevision(key); exists && newest == rev {
-			st, err := s.stage(typ, obj)
+			st, err := s.stageUnlessDry(ctx, typ, obj)
 			s.mu.Unlock()
 			prepared()
 			if err != nil {
@@ -272,6 +272,16 @@ func (s *DB) prepareUpdate(ctx context.Context, k *resource.Kind, obj resource.O
 	return store.Modified, obj, nil
 }
 
+// stageUnlessDry stages obj (see stage), or, for a dry run
+// (store.WithDryRun), returns it as it would be stored with nothing staged.
+// The caller holds s.mu.
+func (s *DB) stageUnlessDry(ctx context.Context, typ store.EventType, obj resource.Object) (staged, error) {
+	if store.IsDryRun(ctx) {
+		return staged{obj: obj}, nil
+	}
+	return s.stage(typ, obj)
+}
+
 func (s *DB) admitWrite(ctx context.Context, obj, old resource.Object) error {
 	if s.admit == nil {
 		return nil
@@ -324,7 +334,7 @@ func (s *DB) updateStatus(ctx context.Context, k *resource.Kind, obj resource.Ob
 	if bytes.Equal(raw, stored) {
 		return staged{obj: old}, nil
 	}
-	return s.stage(store.Modified, updated)
+	return s.stageUnlessDry(ctx, store.Modified, updated)
 }
 
 // Patch applies a JSON merge patch to a stored object's metadata and spec.
@@ -427,14 +437,14 @@ func (s *DB) deleteLocked(ctx context.Context, k *resource.Kind, key resource.Ke
 	}
 	switch {
 	case len(m.Finalizers) == 0:
-		return s.stage(store.Deleted, obj)
+		return s.stageUnlessDry(ctx, store.Deleted, obj)
 	case m.Terminating() && !released:
 		return staged{obj: obj}, nil
 	case !m.Terminating():
 		deleted := now()
 		m.DeletionTimestamp = &deleted
 	}
-	return s.stage(store.Modified, obj)
+	return s.stageUnlessDry(ctx, store.Modified, obj)
 }
 
 // current returns the stored JSON of key and a decoded copy of it,
