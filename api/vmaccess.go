@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -43,7 +44,7 @@ func (s *Server) registerVMAccess() {
 			return nil, toProblem(err)
 		}
 		if !meta.IsStatusConditionTrue(vm.Status.Conditions, resource.VMRunning) {
-			return nil, toProblem(resource.Errorf(resource.ReasonConflict, "vm %s is not running: start it with 'paddock vm start %s'", in.Name, in.Name))
+			return nil, toProblem(resource.Errorf(resource.ReasonConflict, "%s", notRunning(vm)))
 		}
 		params, err := s.access.SSH(in.Name)
 		if err != nil {
@@ -52,6 +53,19 @@ func (s *Server) registerVMAccess() {
 		return &sshOutput{Body: params}, nil
 	})
 	s.registerVMLogs()
+}
+
+// notRunning says that vm does not run and how to start it: the App's VM
+// through the App, which would stop a VM started behind its back.
+func notRunning(vm *resource.VM) string {
+	if _, ok := vm.Metadata.OwnerOfKind(resource.KindApp.Name); ok {
+		return fmt.Sprintf("the App's vm %s is not running: start the App with 'paddock start'", vm.Metadata.Name)
+	}
+	start := "paddock vm start " + vm.Metadata.Name
+	if vm.Metadata.Namespace != resource.DefaultNamespace {
+		start = fmt.Sprintf("paddock vm start -n %s %s", vm.Metadata.Namespace, vm.Metadata.Name)
+	}
+	return fmt.Sprintf("vm %s is not running: start it with '%s'", vm.Metadata.Name, start)
 }
 
 // accessibleVM returns the VM whose machine a request wants to reach.

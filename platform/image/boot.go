@@ -30,7 +30,7 @@ func (f *Fetcher) Boot(s Source) func() (apptemplate.Image, error) {
 			return apptemplate.Image{}, &app.PendingError{Reason: resource.ReasonDownloading, Message: downloading.Error()}
 		}
 		if err != nil {
-			return apptemplate.Image{}, fmt.Errorf("%w (without a network, build an image with platform/linux/guestimage/build.sh, or name one with paddock serve --image)", err)
+			return apptemplate.Image{}, fmt.Errorf("%w (without a network, build an image with platform/linux/guestimage/build.sh in Paddock's source, or copy Debian's cloud image onto this machine and name its file with paddock service install --image, or paddock serve --image)", err)
 		}
 		// Fetcher checked a remote disk's digest; the local copy needs no
 		// second check by Lima.

@@ -161,3 +161,35 @@ func TestARemoteDiskSaysItIsDownloading(t *testing.T) {
 		t.Fatalf("Render once downloaded: %v", err)
 	}
 }
+
+// A VM of its own boots a cloud disk as the App does: by BIOS, with no
+// engine installed by Lima, downloaded and checked by Lima when the
+// daemon has no copy yet.
+func TestSourceTemplateBootsACloudDisk(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	src := Source{Disk: "https://example.org/d.qcow2", Digest: digest.SHA512.FromString("d"), Arch: "x86_64"}
+	out, err := SourceTemplate(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Arch     string
+		Images   []struct{ Location, Arch, Digest string }
+		Firmware struct {
+			LegacyBIOS bool `json:"legacyBIOS"`
+		}
+		Containerd struct{ System, User bool }
+		User       struct{ Name string }
+	}
+	if err := yaml.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Arch != "x86_64" || len(got.Images) != 1 || got.Images[0].Location != src.Disk || got.Images[0].Digest != src.Digest.String() ||
+		!got.Firmware.LegacyBIOS || got.Containerd.System || got.Containerd.User || got.User.Name != "paddock" {
+		t.Errorf("template:\n%s", out)
+	}
+	built := builtImage(t)
+	if out, err := SourceTemplate(Source{Dir: built}); err != nil || !strings.Contains(string(out), "IMAGE/debian.qcow2") {
+		t.Errorf("a built image's template: %v\n%s", err, out)
+	}
+}

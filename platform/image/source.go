@@ -64,7 +64,7 @@ func Choose(override string, built []string, goarch string) (Source, error) {
 	if s, ok := published[goarch]; ok {
 		return s, nil
 	}
-	return Source{}, fmt.Errorf("no published guest image for %s: build one with platform/linux/guestimage/build.sh, or name one with --image", goarch)
+	return Source{}, fmt.Errorf("no published guest image for %s: build one with platform/linux/guestimage/build.sh in Paddock's source, or, with Paddock installed from a package, download a Debian 12 cloud image for %s and name its file with --image", goarch, goarch)
 }
 
 // isDiskFile reports whether path names a disk image, or a root file

@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 
 	"paddock.dev/paddock/api/client"
 	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/platform/image"
 )
 
 // vmFlags are the flags every waiting vm command shares.
@@ -74,6 +77,7 @@ func newVMCmd(c *cli) *cobra.Command {
 		newVMActionCmd(c, "reset", "Make a VM's machine anew from its template (its disk is lost)"),
 		newVMDeleteCmd(c),
 		newVMShellCmd(c),
+		newVMSSHConfigCmd(c),
 		newVMLogsCmd(c),
 		newVMParamsCmd(c),
 		newVMTemplateCmd(c),
@@ -87,10 +91,14 @@ func newVMCreateCmd(c *cli) *cobra.Command {
 	var params []string
 	var start bool
 	cmd := &cobra.Command{
-		Use:   "create NAME --template FILE|CONFIGMAP",
-		Short: "Create a VM from a Lima template",
+		Use:   "create NAME [--template FILE|CONFIGMAP]",
+		Short: "Create a VM from a Lima template, or from the guest image the App boots",
 		Long: `Create a VM from a Lima template: a lima.yaml file, or the name of a
-ConfigMap that holds one under its 'template' key. A file is stored in a
+ConfigMap that holds one under its 'template' key. Without --template the
+VM boots the guest image the App boots (` + image.EnvImage + `, else the newest
+image built on this host, else Debian's published image, downloaded by
+Lima unless 'paddock start' already did), from a template stored in the
+ConfigMap guest-image (printed by 'paddock vm template'). A file is stored in a
 ConfigMap named after it (or --template-name); one that holds another
 template which a VM uses, or which you made, is never changed: the file
 goes to debian-2 (and so on) instead, as the output says, or, with
@@ -99,23 +107,35 @@ this way is deleted with the last VM that uses it. --param KEY=VALUE sets
 a field over the template (KEY in lima.yaml's structure, VALUE as YAML).
 The template is checked before anything is stored; a bad one exits 3
 and names the field, by file and line.`,
-		Example: `  paddock vm create dev --template ./debian.yaml --start
+		Example: `  paddock vm create dev --start
+  paddock vm create dev --template ./debian.yaml --start
   paddock vm create big --template debian --param cpus=4 --param memory=8GiB`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if template == "" {
-				return usageError("name the template with --template FILE or --template CONFIGMAP")
-			}
 			p, err := parseParams(params)
 			if err != nil {
 				return err
+			}
+			var imageTemplate []byte
+			if template == "" {
+				if imageTemplate, err = guestImageTemplate(); err != nil {
+					return err
+				}
 			}
 			cl, err := c.Client(cmd.Context())
 			if err != nil {
 				return err
 			}
 			ns := f.ns(resource.KindVM)
-			ref, stored, err := templateRef(cmd.Context(), cl, ns, template, templateName)
+			var ref string
+			var stored *storedTemplate
+			if template == "" {
+				stored = &storedTemplate{ns: ns, file: guestImageFile, data: imageTemplate}
+				err = stored.store(cmd.Context(), cl, templateName)
+				ref = stored.name
+			} else {
+				ref, stored, err = templateRef(cmd.Context(), cl, ns, template, templateName)
+			}
 			if err != nil {
 				return err
 			}
@@ -152,11 +172,25 @@ and names the field, by file and line.`,
 	}
 	f.add(cmd)
 	f.addQuiet(cmd)
-	cmd.Flags().StringVarP(&template, "template", "t", "", "lima.yaml file, or a ConfigMap holding one")
+	cmd.Flags().StringVarP(&template, "template", "t", "", "lima.yaml file, or a ConfigMap holding one (default: the guest image the App boots)")
 	cmd.Flags().StringVar(&templateName, "template-name", "", "the ConfigMap to store a template file in (default: named after the file)")
 	cmd.Flags().StringArrayVarP(&params, "param", "p", nil, "KEY=VALUE set over the template (repeatable)")
 	cmd.Flags().BoolVar(&start, "start", false, "start the VM once created")
 	return cmd
+}
+
+// guestImageFile names the template of the guest image the App boots, as
+// 'vm create' without --template stores it: in the ConfigMap guest-image.
+const guestImageFile = "guest-image.yaml"
+
+// guestImageTemplate is the Lima template of a VM that boots the guest
+// image the App boots on this host.
+func guestImageTemplate() ([]byte, error) {
+	src, err := image.Find(os.Getenv(image.EnvImage), runtime.GOARCH)
+	if err != nil {
+		return nil, err
+	}
+	return image.SourceTemplate(src)
 }
 
 // waitVM follows a VM until its condition t is True; a failed create,

@@ -206,4 +206,16 @@ func TestVMTemplatePrintsOneForTheBuiltImage(t *testing.T) {
 	if out := e.mustRun("vm", "create", "dev", "--template", file, "--timeout=1m"); !strings.Contains(out, "condition met: Created=True") {
 		t.Fatalf("vm create from the printed template said %q", out)
 	}
+	// Without --template, vm create makes the VM from the same image,
+	// storing its template in the ConfigMap guest-image once.
+	out = e.mustRun("vm", "create", "second", "--timeout=1m")
+	if !strings.Contains(out, "configmap/guest-image created\n") || !strings.Contains(out, "vm/second condition met: Created=True") {
+		t.Fatalf("vm create without --template said %q", out)
+	}
+	if out := e.mustRun("vm", "create", "third", "--timeout=1m"); strings.Contains(out, "configmap/") || !strings.Contains(out, "vm/third created") {
+		t.Fatalf("a second vm create without --template said %q", out)
+	}
+	if out := e.mustRun("get", "configmap", "guest-image", "-o", "yaml"); !strings.Contains(out, "location: "+img+"/debian.qcow2") {
+		t.Fatalf("configmap guest-image: %s", out)
+	}
 }
