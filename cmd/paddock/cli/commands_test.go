@@ -193,3 +193,27 @@ func TestSetDryRunIsCheckedByTheDaemon(t *testing.T) {
 		t.Errorf("a dry run made an App: exit %d %q", code, errOut)
 	}
 }
+
+// 'paddock list' shows every instance of the user, its daemon and App,
+// and starts no daemon.
+func TestListShowsEveryInstance(t *testing.T) {
+	e := newEnv(t, "default")
+	e.serve()
+	e.mustRun("--instance", "other", "service", "paths") // the instance exists, its daemon does not run
+	out := e.mustRun("list")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "INSTANCE ") ||
+		!strings.HasPrefix(strings.Join(strings.Fields(lines[1]), " "), "default running none") ||
+		!strings.HasPrefix(strings.Join(strings.Fields(lines[2]), " "), "other stopped -") {
+		t.Fatalf("list:\n%s", out)
+	}
+	var rows []instanceState
+	decodeJSON(t, e.mustRun("list", "-o", "json"), &rows)
+	if len(rows) != 2 || rows[0].Name != "default" || rows[0].Daemon != "running" || rows[0].App != "none" || rows[0].APISocket != e.path("socket") ||
+		rows[1].Name != "other" || rows[1].Daemon != "stopped" {
+		t.Fatalf("list -o json: %+v", rows)
+	}
+	if _, err := os.Stat(strings.TrimSpace(e.mustRun("--instance", "other", "service", "paths", "pid_file"))); err == nil {
+		t.Error("list started a daemon for instance other")
+	}
+}

@@ -97,6 +97,7 @@ starts the daemon when it is not running.`,
 		newDoctorCmd(c),
 		newServiceCmd(c),
 		newTrayCmd(c),
+		newListCmd(c),
 	)
 	root.AddCommand(appCommands(c)...)
 	return root
