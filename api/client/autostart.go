@@ -144,3 +144,13 @@ func logTail(path string, offset int64) string {
 	}
 	return tail
 }
+
+// RecordedDaemon returns the pid that pidFile records when that process
+// is alive, or 0: the daemon that holds the instance, however it was
+// started.
+func RecordedDaemon(pidFile string) int {
+	if pid := recordedPID(pidFile); pid != 0 && alive(pid) {
+		return pid
+	}
+	return 0
+}

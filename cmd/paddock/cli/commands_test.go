@@ -1,3 +1,5 @@
+//go:build linux
+
 package cli
 
 import (
@@ -215,5 +217,35 @@ func TestListShowsEveryInstance(t *testing.T) {
 	}
 	if _, err := os.Stat(strings.TrimSpace(e.mustRun("--instance", "other", "service", "paths", "pid_file"))); err == nil {
 		t.Error("list started a daemon for instance other")
+	}
+}
+
+// 'paddock shutdown' stops a daemon a command started, from its pid file;
+// 'service stop' on it says to use shutdown.
+func TestShutdownStopsADaemonACommandStarted(t *testing.T) {
+	e := newEnv(t, "default")
+	e.autostart = true
+	t.Cleanup(func() { stopStartedDaemon(e) })
+	if _, errOut, code := e.run(demoFile, "apply", "-f", "-"); code != 0 { // starts the daemon
+		t.Fatalf("apply: exit %d %q", code, errOut)
+	}
+	pidData, err := os.ReadFile(e.path("pid_file"))
+	if err != nil {
+		t.Fatalf("no daemon was started: %v", err)
+	}
+	pid := strings.TrimSpace(string(pidData))
+	if _, errOut, code := e.run("", "service", "stop"); code != exitError || !strings.Contains(errOut, "stop it with 'paddock shutdown'") {
+		t.Errorf("service stop on a daemon a command started: exit %d %q", code, errOut)
+	}
+	out := e.mustRun("shutdown")
+	if !strings.Contains(out, "stopped the daemon of instance default (pid "+pid+")") {
+		t.Errorf("shutdown said %q", out)
+	}
+	e.autostart = false
+	if _, errOut, code := e.run("", "get", "vms"); code != exitError || !strings.Contains(errOut, "no paddock daemon runs") {
+		t.Errorf("after shutdown: exit %d %q", code, errOut)
+	}
+	if out := e.mustRun("shutdown"); !strings.Contains(out, "nothing to stop") {
+		t.Errorf("shutdown with none running said %q", out)
 	}
 }

@@ -98,6 +98,7 @@ starts the daemon when it is not running.`,
 		newServiceCmd(c),
 		newTrayCmd(c),
 		newListCmd(c),
+		newShutdownCmd(c),
 	)
 	root.AddCommand(appCommands(c)...)
 	return root

@@ -261,7 +261,15 @@ within its bound and exits, and the command returns when it has.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			svc, err := t.open(cmd)
 			if err != nil {
+				if started := c.startedDaemon(err.Error()); started != nil {
+					return started
+				}
 				return err
+			}
+			if st, err := svc.Status(); err == nil && !st.Active() {
+				if started := c.startedDaemon(fmt.Sprintf("the service %s is %s", st.Name, st)); started != nil {
+					return started
+				}
 			}
 			if err := svc.Stop(); err != nil {
 				return err

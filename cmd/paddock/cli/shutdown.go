@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"paddock.dev/paddock/api/client"
+)
+
+// shutdownTimeout bounds the wait for a daemon to stop its VMs and exit.
+const shutdownTimeout = 3 * time.Minute
+
+func newShutdownCmd(c *cli) *cobra.Command {
+	t := &serviceTarget{c: c}
+	cmd := &cobra.Command{
+		Use:   "shutdown",
+		Short: "Stop this instance's daemon, however it was started; its VMs stop gracefully first",
+		Long: `Stop the instance's daemon: through the service manager when it runs as a
+service (as 'paddock service stop' does), otherwise by asking the process
+the instance's pid file names to stop (SIGTERM), as a service stop does.
+The daemon stops every VM gracefully first; the command returns once it
+exited. With no daemon running it says so and succeeds.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, err := c.Paths()
+			if err != nil {
+				return err
+			}
+			if svc, err := t.open(cmd); err == nil {
+				if st, err := svc.Status(); err == nil && st.Active() {
+					if err := svc.Stop(); err != nil {
+						return err
+					}
+					fmt.Fprintf(c.stdout, "stopped the %s service %s: its VMs stopped first\n", svc.Scope(), svc.Name())
+					return nil
+				}
+			}
+			pid := client.RecordedDaemon(p.PIDFile)
+			if pid == 0 {
+				fmt.Fprintf(c.stdout, "no daemon runs for instance %s: nothing to stop\n", p.Instance)
+				return nil
+			}
+			proc, err := os.FindProcess(pid)
+			if err != nil {
+				return err
+			}
+			if err := proc.Signal(syscall.SIGTERM); err != nil {
+				return fmt.Errorf("ask the daemon (pid %d) to stop: %w", pid, err)
+			}
+			deadline := time.Now().Add(shutdownTimeout)
+			for client.RecordedDaemon(p.PIDFile) == pid {
+				if time.Now().After(deadline) {
+					return withCode(exitTimeout, fmt.Errorf("the daemon (pid %d) did not exit within %s; see %s", pid, shutdownTimeout, p.LogFile))
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			fmt.Fprintf(c.stdout, "stopped the daemon of instance %s (pid %d): its VMs stopped first\n", p.Instance, pid)
+			return nil
+		},
+	}
+	t.addFlags(cmd)
+	return cmd
+}
+
+// startedDaemon says, for a service command that finds no running
+// service (why says what it found) while a daemon started by a paddock
+// command holds the instance, how to stop that daemon; nil otherwise.
+func (c *cli) startedDaemon(why string) error {
+	p, err := c.Paths()
+	if err != nil {
+		return nil
+	}
+	if pid := client.RecordedDaemon(p.PIDFile); pid != 0 {
+		return fmt.Errorf("%s; the daemon of instance %s that runs (pid %d) was started by a paddock command, not the service manager: stop it with 'paddock shutdown'",
+			why, p.Instance, pid)
+	}
+	return nil
+}
