@@ -219,12 +219,28 @@ func serveAPI(ctx context.Context, srv *api.Server, handler http.Handler, listen
 	case runErr = <-serveErr:
 		log.Error("API server failed; shutting down", "err", runErr)
 	}
+	unlinkSockets(listeners, log)
 	if err := srv.Shutdown(httpSrv, shutdownGrace); err != nil {
 		log.Warn("shutdown", "err", err)
 	}
 	cutOff()
 	wg.Wait()
 	return runErr
+}
+
+// unlinkSockets removes the Unix sockets' paths, so that a client that
+// connects from now on is refused at once (no such file) while those
+// already queued on the listener are still accepted and answered during
+// the drain. Closing a listener with connections queued on it would reset
+// them instead.
+func unlinkSockets(listeners []net.Listener, log *slog.Logger) {
+	for _, l := range listeners {
+		if a := l.Addr(); a.Network() == "unix" {
+			if err := os.Remove(a.String()); err != nil && !errors.Is(err, os.ErrNotExist) {
+				log.Warn("cannot remove the API socket", "socket", a.String(), "err", err)
+			}
+		}
+	}
 }
 
 // listen opens the Unix socket and, when asked, the loopback TCP address.
