@@ -84,13 +84,13 @@ func TestInstallAndRemoveOnLinux(t *testing.T) {
 	if data, err := os.ReadFile(path); err != nil || string(data) != string(e.Desktop()) {
 		t.Fatalf("installed file: %v\n%s", err, data)
 	}
-	if _, err := Remove(e); err != nil {
-		t.Fatal(err)
+	if where, removed, err := Remove(e); err != nil || !removed || where != path {
+		t.Fatalf("Remove = %s, %v, %v; want %s, true", where, removed, err, path)
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Fatalf("still there after Remove: %v", err)
 	}
-	if _, err := Remove(e); err != nil {
-		t.Fatalf("removing twice: %v", err)
+	if _, removed, err := Remove(e); err != nil || removed {
+		t.Fatalf("removing twice: removed %v, %v; want nothing removed and no error", removed, err)
 	}
 }

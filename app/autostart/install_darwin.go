@@ -1,7 +1,6 @@
 package autostart
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 
@@ -30,14 +29,13 @@ func Install(e Entry) (string, error) {
 	return path, atomicfile.WriteFile(path, e.LaunchAgent(), 0o644)
 }
 
-// Remove undoes Install, if it was done, and says where.
-func Remove(e Entry) (string, error) {
+// Remove undoes Install, if it was done, says where, and reports whether
+// there was anything to remove.
+func Remove(e Entry) (string, bool, error) {
 	path, err := agentPath(e)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return path, err
-	}
-	return path, nil
+	removed, err := removeFile(path)
+	return path, removed, err
 }

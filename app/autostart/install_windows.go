@@ -20,19 +20,21 @@ func Install(e Entry) (string, error) {
 	return where, k.SetStringValue(e.RunValueName(), e.RunCommand())
 }
 
-// Remove undoes Install, if it was done, and says where.
-func Remove(e Entry) (string, error) {
+// Remove undoes Install, if it was done, says where, and reports whether
+// there was anything to remove.
+func Remove(e Entry) (string, bool, error) {
 	where := `HKCU\` + runKey + `\` + e.RunValueName()
 	k, err := registry.OpenKey(registry.CURRENT_USER, runKey, registry.SET_VALUE)
 	if errors.Is(err, registry.ErrNotExist) {
-		return where, nil
+		return where, false, nil
 	}
 	if err != nil {
-		return where, err
+		return where, false, err
 	}
 	defer k.Close()
-	if err := k.DeleteValue(e.RunValueName()); err != nil && !errors.Is(err, registry.ErrNotExist) {
-		return where, err
+	err = k.DeleteValue(e.RunValueName())
+	if errors.Is(err, registry.ErrNotExist) {
+		return where, false, nil
 	}
-	return where, nil
+	return where, err == nil, err
 }

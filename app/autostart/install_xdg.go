@@ -3,7 +3,6 @@
 package autostart
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 
@@ -36,15 +35,14 @@ func Install(e Entry) (string, error) {
 	return path, atomicfile.WriteFile(path, e.Desktop(), 0o644)
 }
 
-// Remove undoes Install, if it was done, and says where.
-func Remove(e Entry) (string, error) {
+// Remove undoes Install, if it was done, says where, and reports whether
+// there was anything to remove.
+func Remove(e Entry) (string, bool, error) {
 	d, err := dir()
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	path := filepath.Join(d, e.DesktopFileName())
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return path, err
-	}
-	return path, nil
+	removed, err := removeFile(path)
+	return path, removed, err
 }

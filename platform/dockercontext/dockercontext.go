@@ -61,6 +61,24 @@ func NameFor(instanceName string) string {
 	return "paddock-" + instanceName
 }
 
+// description marks the contexts Paddock writes.
+const description = "Paddock's App: Docker in its VM"
+
+// StateFileName is the name, in the instance's data directory, of the file
+// that remembers the context Paddock's replaced as current.
+const StateFileName = "docker-context-replaced"
+
+// ForInstance is the docker context of the instance p, whose Docker
+// endpoint on this host is endpoint: the context the daemon writes.
+func ForInstance(p instance.Paths, endpoint string) Context {
+	return Context{
+		Name:      NameFor(p.Instance),
+		ShortDir:  p.ShortDir,
+		StateFile: filepath.Join(p.Dir, StateFileName),
+		Endpoint:  endpoint,
+	}
+}
+
 type meta struct {
 	Name      string              `json:"Name"`
 	Metadata  map[string]string   `json:"Metadata"`
@@ -106,7 +124,7 @@ func (c Context) Use(ctx context.Context, engine string) error {
 	}
 	want, err := json.Marshal(meta{
 		Name:      c.Name,
-		Metadata:  map[string]string{"Description": "Paddock's App: Docker in its VM"},
+		Metadata:  map[string]string{"Description": description},
 		Endpoints: map[string]endpoint{"docker": {Host: c.endpoint(engine)}},
 	})
 	if err != nil {
@@ -170,6 +188,49 @@ func (c Context) Remove(context.Context) error {
 		return err
 	}
 	return nil
+}
+
+// Removal is what RemoveOwn found and did.
+type Removal int
+
+const (
+	// Absent: there is no context of that name.
+	Absent Removal = iota
+	// Removed: the context was Paddock's, and is gone.
+	Removed
+	// Foreign: a context of that name that Paddock did not write (another
+	// description or endpoint) is there, and stays.
+	Foreign
+)
+
+// RemoveOwn is Remove for a context that Paddock wrote for this instance:
+// one with Paddock's description and the instance's endpoint. A context of
+// the same name that someone else made is left alone, as is the current
+// context then.
+func (c Context) RemoveOwn(ctx context.Context) (Removal, error) {
+	config, err := c.configDir()
+	if err != nil {
+		return Absent, err
+	}
+	raw, err := os.ReadFile(filepath.Join(metaDir(config, c.Name), "meta.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		if err := os.Remove(c.StateFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return Absent, err
+		}
+		return Absent, nil
+	}
+	if err != nil {
+		return Absent, err
+	}
+	var m meta
+	if json.Unmarshal(raw, &m) != nil || m.Name != c.Name || m.Metadata["Description"] != description ||
+		m.Endpoints["docker"].Host != c.endpoint(resource.EngineMoby) {
+		return Foreign, nil
+	}
+	if err := c.Remove(ctx); err != nil {
+		return Absent, err
+	}
+	return Removed, nil
 }
 
 // readConfig reads config.json as its fields, so that writing it back

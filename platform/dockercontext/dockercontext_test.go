@@ -142,3 +142,45 @@ func TestDefaultEndpointPerOS(t *testing.T) {
 		t.Error("a missing named pipe answers")
 	}
 }
+
+// RemoveOwn removes the context Paddock wrote, giving the current context
+// back, and leaves a context of the same name that someone else made, or
+// one of another instance's endpoint, where it is.
+func TestRemoveOwnKeepsAForeignContext(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+	ctx := context.Background()
+	c := setup(t, `{"currentContext":"gone"}`)
+	if got, err := c.RemoveOwn(ctx); err != nil || got != Absent {
+		t.Fatalf("RemoveOwn with no context = %v, %v; want Absent", got, err)
+	}
+	if err := c.Use(ctx, resource.EngineMoby); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.RemoveOwn(ctx); err != nil || got != Removed {
+		t.Fatalf("RemoveOwn of Paddock's context = %v, %v; want Removed", got, err)
+	}
+	if _, err := os.Stat(metaDir(c.ConfigDir, c.Name)); !os.IsNotExist(err) {
+		t.Fatalf("the context is still there: %v", err)
+	}
+	if got := readJSON(t, filepath.Join(c.ConfigDir, "config.json"))["currentContext"]; got != "gone" {
+		t.Fatalf("current after RemoveOwn = %v, want the one it replaced", got)
+	}
+	if _, err := os.Stat(c.StateFile); !os.IsNotExist(err) {
+		t.Fatalf("the record of the replaced context stays: %v", err)
+	}
+
+	foreign := filepath.Join(metaDir(c.ConfigDir, c.Name), "meta.json")
+	for _, body := range []string{
+		`{"Name":"paddock-x","Metadata":{"Description":"mine"},"Endpoints":{"docker":{"Host":"unix:///home/u/.paddock-x/docker.sock"}}}`,
+		`{"Name":"paddock-x","Metadata":{"Description":"` + description + `"},"Endpoints":{"docker":{"Host":"tcp://10.0.0.1:2375"}}}`,
+	} {
+		os.MkdirAll(filepath.Dir(foreign), 0o755)
+		os.WriteFile(foreign, []byte(body), 0o644)
+		if got, err := c.RemoveOwn(ctx); err != nil || got != Foreign {
+			t.Fatalf("RemoveOwn of %s = %v, %v; want Foreign", body, got, err)
+		}
+		if have, err := os.ReadFile(foreign); err != nil || string(have) != body {
+			t.Fatalf("a foreign context was changed: %v %s", err, have)
+		}
+	}
+}

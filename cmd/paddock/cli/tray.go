@@ -62,7 +62,7 @@ func (c *cli) trayAutostart(value string) error {
 	}
 	e := autostart.Entry{Executable: exe, Instance: c.instance}
 	if value == "off" {
-		where, err := autostart.Remove(e)
+		where, _, err := autostart.Remove(e)
 		if err != nil {
 			return fmt.Errorf("remove the tray's start at login: %w", err)
 		}
