@@ -99,6 +99,7 @@ starts the daemon when it is not running.`,
 		newTrayCmd(c),
 		newListCmd(c),
 		newShutdownCmd(c),
+		newFactoryResetCmd(c),
 	)
 	root.AddCommand(appCommands(c)...)
 	return root

@@ -149,31 +149,42 @@ installed does nothing and succeeds.`,
 			if err != nil {
 				return err
 			}
-			err = svc.Uninstall()
-			if errors.Is(err, service.ErrNotInstalled) {
-				fmt.Fprintf(c.stdout, "%s service %s is not installed; nothing to remove\n", svc.Scope(), svc.Name())
-				return nil
-			}
+			done, err := uninstallService(svc)
 			if err != nil {
 				return err
 			}
-			// A unit of the package stays where it was (disabled): say so,
-			// as status goes on showing it.
-			st, err := svc.Status()
-			if err != nil {
-				return err
+			if done == "" {
+				done = fmt.Sprintf("%s service %s is not installed; nothing to remove", svc.Scope(), svc.Name())
 			}
-			if st.Installed() {
-				fmt.Fprintf(c.stdout, "stopped and disabled %s service %s; its unit %s belongs to the paddock package and stays (remove the package to remove it)\n",
-					svc.Scope(), svc.Name(), st.Definition)
-				return nil
-			}
-			fmt.Fprintf(c.stdout, "uninstalled %s service %s\n", svc.Scope(), svc.Name())
+			fmt.Fprintln(c.stdout, done)
 			return nil
 		},
 	}
 	t.addFlags(cmd)
 	return cmd
+}
+
+// uninstallService stops svc if it runs, disables it and removes its
+// definition, and says what it did; "" when it was not installed.
+func uninstallService(svc *service.Service) (string, error) {
+	err := svc.Uninstall()
+	if errors.Is(err, service.ErrNotInstalled) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	// A unit of the package stays where it was (disabled): say so, as
+	// status goes on showing it.
+	st, err := svc.Status()
+	if err != nil {
+		return "", err
+	}
+	if st.Installed() {
+		return fmt.Sprintf("stopped and disabled %s service %s; its unit %s belongs to the paddock package and stays (remove the package to remove it)",
+			svc.Scope(), svc.Name(), st.Definition), nil
+	}
+	return fmt.Sprintf("uninstalled %s service %s", svc.Scope(), svc.Name()), nil
 }
 
 func newServiceStartCmd(c *cli) *cobra.Command {

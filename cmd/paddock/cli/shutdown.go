@@ -26,44 +26,57 @@ The daemon stops every VM gracefully first; the command returns once it
 exited. With no daemon running it says so and succeeds.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, err := c.Paths()
+			stopped, err := c.stopDaemon(cmd, t)
 			if err != nil {
 				return err
 			}
-			if svc, err := t.open(cmd); err == nil {
-				if st, err := svc.Status(); err == nil && st.Active() {
-					if err := svc.Stop(); err != nil {
-						return err
-					}
-					fmt.Fprintf(c.stdout, "stopped the %s service %s: its VMs stopped first\n", svc.Scope(), svc.Name())
-					return nil
-				}
-			}
-			pid := client.RecordedDaemon(p.PIDFile)
-			if pid == 0 {
-				fmt.Fprintf(c.stdout, "no daemon runs for instance %s: nothing to stop\n", p.Instance)
+			if stopped == "" {
+				fmt.Fprintf(c.stdout, "no daemon runs for instance %s: nothing to stop\n", c.instance)
 				return nil
 			}
-			proc, err := os.FindProcess(pid)
-			if err != nil {
-				return err
-			}
-			if err := proc.Signal(syscall.SIGTERM); err != nil {
-				return fmt.Errorf("ask the daemon (pid %d) to stop: %w", pid, err)
-			}
-			deadline := time.Now().Add(shutdownTimeout)
-			for client.RecordedDaemon(p.PIDFile) == pid {
-				if time.Now().After(deadline) {
-					return withCode(exitTimeout, fmt.Errorf("the daemon (pid %d) did not exit within %s; see %s", pid, shutdownTimeout, p.LogFile))
-				}
-				time.Sleep(100 * time.Millisecond)
-			}
-			fmt.Fprintf(c.stdout, "stopped the daemon of instance %s (pid %d): its VMs stopped first\n", p.Instance, pid)
+			fmt.Fprintln(c.stdout, stopped)
 			return nil
 		},
 	}
 	t.addFlags(cmd)
 	return cmd
+}
+
+// stopDaemon stops the instance's daemon, through the service manager when
+// it runs as a service, else by SIGTERM to the process the pid file names,
+// and waits until it exited. It says what it stopped; "" when no daemon ran.
+func (c *cli) stopDaemon(cmd *cobra.Command, t *serviceTarget) (string, error) {
+	p, err := c.Paths()
+	if err != nil {
+		return "", err
+	}
+	if svc, err := t.open(cmd); err == nil {
+		if st, err := svc.Status(); err == nil && st.Active() {
+			if err := svc.Stop(); err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("stopped the %s service %s: its VMs stopped first", svc.Scope(), svc.Name()), nil
+		}
+	}
+	pid := client.RecordedDaemon(p.PIDFile)
+	if pid == 0 {
+		return "", nil
+	}
+	proc, err := os.FindProcess(pid)
+	if err != nil {
+		return "", err
+	}
+	if err := proc.Signal(syscall.SIGTERM); err != nil {
+		return "", fmt.Errorf("ask the daemon (pid %d) to stop: %w", pid, err)
+	}
+	deadline := time.Now().Add(shutdownTimeout)
+	for client.RecordedDaemon(p.PIDFile) == pid {
+		if time.Now().After(deadline) {
+			return "", withCode(exitTimeout, fmt.Errorf("the daemon (pid %d) did not exit within %s; see %s", pid, shutdownTimeout, p.LogFile))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Sprintf("stopped the daemon of instance %s (pid %d): its VMs stopped first", p.Instance, pid), nil
 }
 
 // startedDaemon says, for a service command that finds no running
