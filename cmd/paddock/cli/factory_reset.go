@@ -245,7 +245,11 @@ func (r *resetter) removeImages() {
 	}
 	cacheRoot := filepath.Dir(downloads)
 	caches := []struct{ what, dir string }{{"the downloaded guest images", downloads}}
-	if os.Getenv("PADDOCK_IMAGE_CACHE") == "" {
+	if own := os.Getenv("PADDOCK_IMAGE_CACHE"); own != "" {
+		if _, err := os.Stat(own); err == nil {
+			fmt.Fprintf(r.c.stdout, "kept the built guest images %s: PADDOCK_IMAGE_CACHE names it, a directory of your own\n", own)
+		}
+	} else {
 		built, err := image.BuiltCache()
 		if err != nil {
 			r.fail("the guest images", err)

@@ -241,3 +241,27 @@ func TestFactoryResetTwice(t *testing.T) {
 		t.Errorf("left after resetting the only instance: %v", left)
 	}
 }
+
+// factory-reset removes only a directory of its own directly inside a
+// base directory: never the base itself, a path outside it, or an empty
+// or relative path, as a damaged environment could produce.
+func TestFactoryResetRemovesOnlyItsOwnDirectories(t *testing.T) {
+	for _, c := range []struct {
+		dir, parent string
+		ok          bool
+	}{
+		{"/home/u/.paddock", "/home/u", true},
+		{"/home/u/.local/share/paddock/dev/", "/home/u/.local/share/paddock", true},
+		{"/home/u", "/home/u", false},
+		{"/home/u/.paddock/..", "/home/u", false},
+		{"/home/u/.local/share/paddock/dev/lima", "/home/u/.local/share/paddock", false},
+		{"/etc", "/home/u", false},
+		{"", "/home/u", false},
+		{"/home/u/.paddock", "", false},
+		{".paddock", ".", false},
+	} {
+		if err := ownDir(c.dir, c.parent); (err == nil) != c.ok {
+			t.Errorf("ownDir(%q, %q) = %v, want ok %v", c.dir, c.parent, err, c.ok)
+		}
+	}
+}
