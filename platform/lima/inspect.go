@@ -168,20 +168,22 @@ type procs struct {
 func (d *Driver) processes(dir string, vmType limayaml.VMType) (procs, error) {
 	var p procs
 	var err error
-	if p.hostAgentPID, err = readPID(filepath.Join(dir, filenames.HostAgentPID)); err != nil {
+	haFile := filepath.Join(dir, filenames.HostAgentPID)
+	if p.hostAgentPID, err = readPID(haFile); err != nil {
 		return p, err
 	}
-	p.hostAgentAlive = alive(p.hostAgentPID, dir)
+	p.hostAgentAlive = alive(p.hostAgentPID, dir, haFile)
 	if vmType == limayaml.WSL2 {
 		// The wsl2 driver writes no pid file: its VM is the instance's
 		// WSL distribution, which WSL says runs or not.
 		p.driverAlive, err = distroRunning(dir)
 		return p, err
 	}
-	if p.driverPID, err = readPID(filepath.Join(dir, filenames.PIDFile(vmType))); err != nil {
+	driverFile := filepath.Join(dir, filenames.PIDFile(vmType))
+	if p.driverPID, err = readPID(driverFile); err != nil {
 		return p, err
 	}
-	p.driverAlive = alive(p.driverPID, dir)
+	p.driverAlive = alive(p.driverPID, dir, driverFile)
 	return p, nil
 }
 
@@ -206,7 +208,8 @@ func readPID(path string) (int, error) {
 	return pid, nil
 }
 
-// alive reports whether pid is a live process of the instance in dir.
-func alive(pid int, dir string) bool {
-	return pid > 0 && processAlive(pid, dir)
+// alive reports whether pid, read from pidFile, is a live process of the
+// instance in dir.
+func alive(pid int, dir, pidFile string) bool {
+	return pid > 0 && processAlive(pid, dir, pidFile)
 }

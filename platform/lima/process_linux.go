@@ -9,8 +9,8 @@ import (
 // processAlive reports whether pid runs, is not a zombie, and has dir in its
 // command line (the host agent's pid and socket files, QEMU's disks and pid
 // file are all in the instance directory), so that a pid reused by another
-// process does not count.
-func processAlive(pid int, dir string) bool {
+// process does not count. pidFile is unused.
+func processAlive(pid int, dir, _ string) bool {
 	proc := "/proc/" + strconv.Itoa(pid)
 	stat, err := os.ReadFile(proc + "/stat")
 	if err != nil {

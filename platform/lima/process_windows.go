@@ -1,7 +1,9 @@
 package lima
 
 import (
+	"errors"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/windows"
 
@@ -11,17 +13,35 @@ import (
 // stillActive is the exit code GetExitCodeProcess reports for a live process.
 const stillActive = 259
 
-// processAlive reports whether pid runs. Windows does not show another
-// process's command line cheaply, so a reused pid cannot be told apart;
-// dir is unused.
-func processAlive(pid int, _ string) bool {
+// processAlive reports whether pid runs and is the process that wrote
+// pidFile: it was created before the file was written (wrotePIDFile), so
+// that a pid Windows gave to another program since does not count.
+// Windows does not show another process's command line cheaply, so its
+// creation time is compared instead; dir is unused.
+func processAlive(pid int, _ string, pidFile string) bool {
+	return pidFileOwner(pid, pidFile, processStart)
+}
+
+// processStart returns pid's creation time (GetProcessTimes), or an error
+// when it does not run.
+func processStart(pid int) (time.Time, error) {
 	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
 	if err != nil {
-		return false
+		return time.Time{}, err
 	}
 	defer windows.CloseHandle(h)
 	var code uint32
-	return windows.GetExitCodeProcess(h, &code) == nil && code == stillActive
+	if err := windows.GetExitCodeProcess(h, &code); err != nil {
+		return time.Time{}, err
+	}
+	if code != stillActive {
+		return time.Time{}, errors.New("process has exited")
+	}
+	var created, exited, kernel, user windows.Filetime
+	if err := windows.GetProcessTimes(h, &created, &exited, &kernel, &user); err != nil {
+		return time.Time{}, err
+	}
+	return time.Unix(0, created.Nanoseconds()), nil
 }
 
 // interrupt asks the host agent pid to stop with the console control event
