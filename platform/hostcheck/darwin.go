@@ -9,14 +9,15 @@ type DarwinFacts struct {
 	Rosetta        bool   // Rosetta 2 is installed
 	QEMU           Program
 	QEMUProgram    string // qemu-system-aarch64 or qemu-system-x86_64
+	Entitlements   Entitlements
 	Parts          []Part
 	Disks          []Disk
 }
 
 // Darwin checks a macOS host: the version for VZ (13 and later; Lima
 // defaults to VZ from 13.5 on Intel), Apple silicon and Rosetta, and QEMU,
-// which runs guests where VZ does not; then Paddock's own programs and
-// free disk.
+// which runs guests where VZ does not; where VZ runs, the signature of the
+// program that runs it; then Paddock's own programs and free disk.
 func Darwin(goarch string, f DarwinFacts) Report {
 	vz := VZRuns(f)
 	checks := []Check{macOSCheck(f, vz), cpuCheck(f)}
@@ -24,6 +25,9 @@ func Darwin(goarch string, f DarwinFacts) Report {
 		checks = append(checks, rosettaCheck(f))
 	}
 	checks = append(checks, darwinQEMUCheck(f, vz))
+	if vz && f.Entitlements.Program != "" {
+		checks = append(checks, vzSignatureCheck(f.Entitlements))
+	}
 	return newReport("darwin", goarch, checks, f.Parts, f.Disks)
 }
 

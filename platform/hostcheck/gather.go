@@ -10,10 +10,13 @@ import (
 )
 
 // Options say where the instance keeps what grows (Dirs, whose free disk
-// is checked) and what the caller found of Paddock's own programs (Parts).
+// is checked), what the caller found of Paddock's own programs (Parts),
+// and which of them runs VZ guests on macOS (VZProgram), whose signature
+// must carry the virtualization entitlement.
 type Options struct {
-	Dirs  []string
-	Parts []Part
+	Dirs      []string
+	Parts     []Part
+	VZProgram string
 }
 
 // commandTimeout bounds each command a gatherer runs.

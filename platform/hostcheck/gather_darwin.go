@@ -34,5 +34,6 @@ func GatherDarwin(ctx context.Context, opts Options) DarwinFacts {
 		f.QEMUProgram = "qemu-system-aarch64"
 	}
 	f.QEMU = lookProgram(ctx, f.QEMUProgram, "--version")
+	f.Entitlements = readEntitlements(ctx, opts.VZProgram)
 	return f
 }

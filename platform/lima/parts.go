@@ -33,7 +33,14 @@ func Parts(exe string) []hostcheck.Part {
 // CheckOptions points the host check at instance p's directories that
 // grow (its data and its VMs' disks) and at the programs that the paddock
 // binary exe runs VMs with: what `paddock doctor` and the daemon's host
-// report check alike.
+// report check alike. On macOS, paddock-lima runs Lima's host agent and so
+// VZ, and doctor checks its signature.
 func CheckOptions(p instance.Paths, exe string) hostcheck.Options {
-	return hostcheck.Options{Dirs: []string{p.Dir, p.LimaHome}, Parts: Parts(exe)}
+	opts := hostcheck.Options{Dirs: []string{p.Dir, p.LimaHome}, Parts: Parts(exe)}
+	for _, part := range opts.Parts {
+		if part.Name == HelperName {
+			opts.VZProgram = part.Path
+		}
+	}
+	return opts
 }
