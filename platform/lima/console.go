@@ -15,12 +15,12 @@ import (
 // would wait for it for ten minutes.
 const panicMarker = "Kernel panic - not syncing"
 
-// initFailedMarker is in the line systemd prints when the guest image's
-// lima-init fails (platform/linux/guestimage): it applies the user, its SSH
-// keys and the network, so SSH never comes up after it, and Lima's host
-// agent would wait for it for ten minutes. lima-init writes why it failed
-// to the console just before.
-const initFailedMarker = "Failed to start lima-init.service"
+// initFailedMarker starts the line the guest image's lima-init
+// (platform/linux/guestimage) prints on the console when it fails: it
+// applies the user, its SSH keys, the network and the host folders, so SSH
+// never comes up after it, and Lima's host agent would wait for it for ten
+// minutes. lima-init says why it failed just before.
+const initFailedMarker = "lima-init: failed (exit "
 
 // Why a boot is known to have failed, as a StartError's reason.
 const (
@@ -33,8 +33,10 @@ const (
 // "lima-init: no network card (eth0) appeared in 60 s").
 const panicContext = 3
 
-// kernelTime is the timestamp the kernel puts before its console lines.
-var kernelTime = regexp.MustCompile(`^\[\s*\d+\.\d+\]\s*`)
+// linePrefix is what comes before a console line's text: the kernel's
+// timestamp, and for a line journald forwards, the name and pid of the
+// process that wrote it ("[   22.31] lima-init[231]: ").
+var linePrefix = regexp.MustCompile(`^(\[\s*\d+\.\d+\]\s*)?([\w@.-]+\[\d+\]:\s*)?`)
 
 // consoleWatch follows a guest's serial console log, which QEMU writes
 // afresh at each boot, for a kernel panic or a failed lima-init. Until QEMU has started, the log
@@ -78,7 +80,7 @@ func (w *consoleWatch) check() (lines []string, failed string) {
 	sc := bufio.NewScanner(bytes.NewReader(data[:end]))
 	sc.Buffer(make([]byte, 0, 4096), len(data)+1)
 	for sc.Scan() {
-		line := strings.TrimSpace(kernelTime.ReplaceAllString(sc.Text(), ""))
+		line := strings.TrimSpace(linePrefix.ReplaceAllString(sc.Text(), ""))
 		if line == "" {
 			continue
 		}

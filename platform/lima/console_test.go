@@ -70,18 +70,24 @@ func TestConsoleWatchSkipsThePreviousBootsLog(t *testing.T) {
 	}
 }
 
-// The guest image's lima-init says why it failed on the console, and
-// systemd that it failed: SSH will not come up, so the boot fails now.
+// The guest image's lima-init says why it failed and that it failed, on
+// the console through journald; systemd's own line, coloured and cut to the
+// console's width, is not what is matched. SSH will not come up, so the
+// boot fails now.
 func TestConsoleWatchFindsAFailedLimaInit(t *testing.T) {
 	path := filepath.Join(t.TempDir(), filenames.SerialLog)
-	log := "[    2.1] systemd[1]: Starting lima-init.service\n" +
-		"[   62.3] lima-init: no network card (eth0) appeared in 60 s\n" +
-		"[FAILED] Failed to start lima-init.service - Apply Lima's cidata (user, ssh keys, hostname, mounts).\n"
+	log := "[    2.100000] systemd[1]: Starting lima-init.service - Apply Lima's cidata (user, ssh keys, hostname, mounts)...\n" +
+		"         Starting \x1b[0;1;39mlima-init.service\x1b[0m - Apply Lima's cidata (user, ssh keys, hostname, mounts)...\n" +
+		"[   22.312345] lima-init[231]: lima-init: cannot mount the host folder /home/u (mount0, 9p): mount: /home/u: bad option.\n" +
+		"[   22.318001] lima-init[231]: lima-init: failed (exit 1)\n" +
+		"[\x1b[0;1;31mFAILED\x1b[0m] Failed to start \x1b[0;1;39mlima-init.…user, ssh keys, hostname, mounts).\n"
 	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	lines, failed := (&consoleWatch{path: path}).check()
-	if failed != reasonInitFailed || !slices.Contains(lines, "lima-init: no network card (eth0) appeared in 60 s") {
+	if failed != reasonInitFailed ||
+		!slices.Contains(lines, "lima-init: cannot mount the host folder /home/u (mount0, 9p): mount: /home/u: bad option.") ||
+		lines[len(lines)-1] != "lima-init: failed (exit 1)" {
 		t.Fatalf("check = %q, %q", lines, failed)
 	}
 }

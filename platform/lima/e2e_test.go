@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -114,11 +115,16 @@ func TestE2ELifecycle(t *testing.T) {
 
 // Guests that cannot boot fail their start with the reason: a kernel that
 // QEMU cannot load (QEMU exits), one that panics (QEMU runs on, and only
-// the console says why).
+// the console says why), and a host folder that does not mount in the
+// guest (lima-init fails with mount's reason).
 func TestE2EUnbootable(t *testing.T) {
 	e := setupE2E(t)
 	notAKernel := filepath.Join(e.tmp, "not-a-kernel")
 	if err := os.WriteFile(notAKernel, []byte("this is not a kernel\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shared := filepath.Join(e.tmp, "shared")
+	if err := os.MkdirAll(shared, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	base := string(e.template(t, ""))
@@ -134,6 +140,12 @@ func TestE2EUnbootable(t *testing.T) {
 		name:     "panics",
 		template: strings.Replace(base, `cmdline: "`, `cmdline: "rdinit=/nonexistent `, 1),
 		want:     []string{"kernel panicked", "Unable to mount root fs"},
+	}, {
+		// A 9p protocol version the guest's kernel does not know.
+		name: "mountfails",
+		template: strings.Replace(base, "\nmounts: []\n",
+			fmt.Sprintf("\nmountType: 9p\nmounts:\n- location: %q\n  9p: {protocolVersion: 9p2000.x}\n", shared), 1),
+		want: []string{"lima-init failed", "lima-init: cannot mount the host folder " + shared + " (mount0, 9p)"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := e.driver
