@@ -190,7 +190,7 @@ func (s *DB) flush(ctx context.Context, b *batch) {
 			s.index.delete(w.key)
 			s.cache.remove(w.key)
 		} else {
-			s.index.put(w.key, entry{w.rev, labelSetOf(w.obj.GetMeta().Labels)})
+			s.index.put(w.key, entry{w.rev, labelSetOf(w.obj.GetMeta().Labels), len(w.raw)})
 			s.cache.put(w.key, w.rev, w.raw)
 		}
 	}

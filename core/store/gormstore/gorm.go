@@ -174,6 +174,8 @@ type DB struct {
 	closed atomic.Bool
 	// release hands back the memory of large reads.
 	release releaser
+	// listingRead is held by the watch listing that reads a batch.
+	listingRead chan struct{}
 }
 
 var _ store.Store = (*DB)(nil)
@@ -220,7 +222,8 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		return nil, fmt.Errorf("open the %s: %w", where.name, err)
 	}
 	s := &DB{db: gdb, name: where.name, preparing: make(chan struct{}, concurrentWrites), lock: lock, retention: cfg.EventRetention,
-		maxAge: cfg.EventMaxAge, maxBytes: cfg.EventMaxBytes, sqlite: where.file != "", admit: cfg.Admit, log: cfg.Logger, index: newIndex(), staged: map[resource.Key]stagedState{}, hub: store.NewHub(), done: make(chan struct{})}
+		maxAge: cfg.EventMaxAge, maxBytes: cfg.EventMaxBytes, sqlite: where.file != "", admit: cfg.Admit, log: cfg.Logger, index: newIndex(), staged: map[resource.Key]stagedState{}, hub: store.NewHub(), done: make(chan struct{}),
+		listingRead: make(chan struct{}, 1)}
 	if err := s.prepare(ctx, where); err != nil {
 		s.Close()
 		return nil, err
@@ -312,7 +315,7 @@ func (s *DB) load(ctx context.Context) error {
 			return fmt.Errorf("load %s/%s/%s: %w", r.Kind, r.Namespace, r.Name, err)
 		}
 		key := resource.Key{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
-		s.index.put(key, entry{r.Revision, labelSetOf(obj.Metadata.Labels)})
+		s.index.put(key, entry{r.Revision, labelSetOf(obj.Metadata.Labels), len(r.Body)})
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("load objects: %w", err)

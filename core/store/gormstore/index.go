@@ -16,6 +16,7 @@ import (
 type entry struct {
 	revision int64 // of the object's last write: its resourceVersion
 	labels   labelSet
+	size     int // of its JSON, to bound what a listing reads at once
 }
 
 // labelSet is an object's labels as one interned string, each key and

@@ -519,8 +519,18 @@ func (s *DB) Watch(ctx context.Context, opts store.WatchOptions) (*store.Watcher
 	return w, nil
 }
 
-// listingBatch is how many objects of a listing a watcher takes at once.
-const listingBatch = 256
+// A watcher takes a listing's objects a batch at a time: at most
+// listingBatch objects, and no more than listingBytes of their JSON unless
+// one object alone is larger. Each watcher holds its batch until it has
+// read it, and the controllers start three watches of every ConfigMap at
+// once: a batch bounded by count alone held a database of large objects
+// in memory three times over at start. Listings read their batches one
+// at a time (listingRead): what three read at once, with the copies the
+// driver makes, was most of the daemon's peak at start.
+const (
+	listingBatch = 256
+	listingBytes = 1 << 20
+)
 
 // listing yields an ADDED event per object of kind items name, in their
 // order, with the object as it was when they were listed. An object that
@@ -537,11 +547,19 @@ func (s *DB) listing(kind string, items []listed) store.Backlog {
 			s.release.read(read)
 			return nil, nil
 		}
-		n := min(listingBatch, len(items))
-		for i, it := range items[:n] {
-			revs[i] = it.revision
+		n, bytes := 0, 0
+		for n < min(listingBatch, len(items)) && (n == 0 || bytes+items[n].size <= listingBytes) {
+			revs[n] = items[n].revision
+			bytes += items[n].size
+			n++
+		}
+		select {
+		case s.listingRead <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		}
 		states, err := s.statesAt(ctx, kind, revs[:n])
+		<-s.listingRead
 		if err != nil {
 			return nil, err
 		}
