@@ -65,9 +65,12 @@ type Controller struct {
 	helpers sync.WaitGroup
 }
 
+// source is one watched kind and the mappers of its events: a kind
+// watched for several reasons is watched once, so that a start lists its
+// objects once.
 type source struct {
-	kind   *resource.Kind
-	mapper Mapper
+	kind    *resource.Kind
+	mappers []Mapper
 }
 
 // New returns a controller named name (it names the log lines and the queue).
@@ -100,7 +103,13 @@ func New(name string, st store.Store, reconcile ReconcileFunc, opts Options) *Co
 
 // Watches enqueues the keys mapper returns for every change of kind.
 func (c *Controller) Watches(kind *resource.Kind, mapper Mapper) *Controller {
-	c.sources = append(c.sources, source{kind, mapper})
+	for i := range c.sources {
+		if c.sources[i].kind == kind {
+			c.sources[i].mappers = append(c.sources[i].mappers, mapper)
+			return c
+		}
+	}
+	c.sources = append(c.sources, source{kind, []Mapper{mapper}})
 	return c
 }
 
@@ -296,17 +305,19 @@ func (c *Controller) drain(ctx context.Context, w *store.Watcher, src source, fr
 			from = ev.Revision
 			continue
 		}
-		keys, err := src.mapper(ev)
-		if err != nil {
-			c.log.Warn("cannot tell what a change concerns; watching again from it after a pause",
-				"kind", src.kind.Name, "key", ev.Key.String(), "err", err)
-			return from, false
+		for _, mapper := range src.mappers {
+			keys, err := mapper(ev)
+			if err != nil {
+				c.log.Warn("cannot tell what a change concerns; watching again from it after a pause",
+					"kind", src.kind.Name, "key", ev.Key.String(), "err", err)
+				return from, false
+			}
+			for _, key := range keys {
+				c.queue.Add(key)
+			}
 		}
 		if caughtUp {
 			from = ev.Revision
-		}
-		for _, key := range keys {
-			c.queue.Add(key)
 		}
 	}
 }

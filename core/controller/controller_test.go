@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"paddock.dev/paddock/core/controller"
+	"paddock.dev/paddock/core/metrics"
 	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/core/store"
 	"paddock.dev/paddock/core/store/gormstore"
 )
 
@@ -193,4 +195,49 @@ func TestOwnedChildLifecycle(t *testing.T) {
 	if err := controller.ReleaseOwned(ctx, s, key, resource.KindVM); err != nil {
 		t.Fatalf("releasing a gone child must be a no-op: %v", err)
 	}
+}
+
+// A kind watched for two reasons is watched once, the store's watchers
+// gauge says (a start lists its objects once), and each mapper's keys are
+// reconciled.
+func TestKindWatchedTwiceIsWatchedOnce(t *testing.T) {
+	s := newStore(t)
+	m := metrics.New()
+	s.Instrument(m)
+	rec := newRecorder()
+	c := controller.New("test", s, func(ctx context.Context, key resource.Key) (controller.Result, error) {
+		rec.record(key)
+		return controller.Result{}, nil
+	}, controller.Options{})
+	shadow := func(ev store.Event) ([]resource.Key, error) {
+		return []resource.Key{{Kind: "ConfigMap", Namespace: ev.Key.Namespace, Name: ev.Key.Name + "-shadow"}}, nil
+	}
+	c.Watches(resource.KindVM, controller.Self).Watches(resource.KindVM, shadow)
+	run(t, c)
+
+	created, err := s.Create(context.Background(), vm("one"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFor(t, resource.KeyOf(created))
+	rec.waitFor(t, resource.Key{Kind: "ConfigMap", Namespace: "default", Name: "one-shadow"})
+	if n := watchers(t, m); n != 1 {
+		t.Fatalf("%v watches open on the store, want 1", n)
+	}
+}
+
+// watchers reads the paddock_store_watchers gauge.
+func watchers(t *testing.T, m *metrics.Metrics) float64 {
+	t.Helper()
+	families, err := m.Gatherer().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() == "paddock_store_watchers" {
+			return f.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	t.Fatal("no paddock_store_watchers gauge")
+	return 0
 }
