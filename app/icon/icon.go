@@ -1,5 +1,6 @@
 // Package icon holds the tray's pictures: one per state the tray shows, as
-// PNG, which every tray host draws (an SVG shows nothing on some), and the
+// PNG, which every tray host but Windows's draws (an SVG shows nothing on
+// some), and as .ico made of those PNGs for Windows's; and the
 // application's own icon.
 package icon
 
@@ -32,5 +33,11 @@ var byState = map[menu.Icon][]byte{
 	menu.IconError:    failed,
 }
 
-// For returns the tray icon of a state, as PNG.
-func For(i menu.Icon) []byte { return byState[i] }
+// For returns the tray icon of a state as this OS's tray loads it: .ico
+// (ICO) on Windows, PNG elsewhere.
+func For(i menu.Icon) []byte {
+	if trayICO {
+		return ICO(i)
+	}
+	return byState[i]
+}
