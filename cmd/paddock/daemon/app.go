@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"log/slog"
-	"path/filepath"
 
 	"paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/instance"
@@ -28,13 +27,8 @@ func appOptions(ctx context.Context, p instance.Paths, img image.Source, log *sl
 	return app.Options{
 		Template: host.AppTemplate(ctx, h, p, fetcher.Boot(img)),
 		Engine:   engine.Pinger{ShortDir: p.ShortDir},
-		Context: dockercontext.Context{
-			Name:      dockercontext.NameFor(p.Instance),
-			ShortDir:  p.ShortDir,
-			StateFile: filepath.Join(p.Dir, "docker-context-replaced"),
-			Endpoint:  h.DockerEndpoint(p),
-		},
-		Logger:  log,
-		Metrics: meters,
+		Context:  dockercontext.ForInstance(p, h.DockerEndpoint(p)),
+		Logger:   log,
+		Metrics:  meters,
 	}, nil
 }
