@@ -21,11 +21,12 @@ import (
 
 // On Windows the service is a service of the service control manager
 // (SCM). The SCM has no per-user services: both scopes install a service
-// that runs as an account, the installing user's unless one is named, and
-// the SCM needs that account's password, read from PasswordEnv. Lima's
-// WSL2 VMs belong to that account. kardianos creates, starts, stops and
-// deletes the service; a second install updates it through the SCM, which
-// kardianos refuses to do.
+// that runs as an account, the installing user's unless one is named; the
+// SCM needs that account's password, read from PasswordEnv, and the
+// account needs the right to log on as a service, which Install grants it
+// (logonright_windows.go). Lima's WSL2 VMs belong to that account.
+// kardianos creates, starts, stops and deletes the service; a second
+// install updates it through the SCM, which kardianos refuses to do.
 
 const baseName = "paddock"
 
@@ -71,6 +72,12 @@ func (s *Service) Install() (Result, error) {
 	}
 	if os.Getenv(PasswordEnv) == "" {
 		return Result{}, fmt.Errorf("the service runs as %s and the service manager needs that account's password: set %s", account, PasswordEnv)
+	}
+	// The SCM starts a service as a user account only if the account may
+	// log on as a service, which no user may by default.
+	if err := grantServiceLogon(account); err != nil {
+		return Result{}, fmt.Errorf("the service runs as %s, which needs the right to log on as a service: %w; "+
+			"grant it in secpol.msc (Local Policies, User Rights Assignment, Log on as a service)", account, err)
 	}
 	path, _ := s.DefinitionPath()
 	st, err := s.Status()

@@ -65,6 +65,33 @@ func windowsAccount(name, current string) string {
 	return `.\` + name
 }
 
+// builtinServiceAccounts hold the right to log on as a service from
+// Windows itself (lower case, as given to the SCM, with or without ".\").
+var builtinServiceAccounts = map[string]bool{
+	"localsystem": true, `nt authority\system`: true,
+	`nt authority\localservice`: true, `nt authority\local service`: true,
+	`nt authority\networkservice`: true, `nt authority\network service`: true,
+}
+
+// serviceLogonGrant decides whether Install grants account (as the SCM is
+// given it) the right to log on as a service (SeServiceLogonRight), which
+// the SCM needs to start a service as a user account and which Windows
+// gives no user by default (only the Services console grants it on its
+// own; CreateService does not). It returns the name to look the account's
+// SID up by: .\NAME, a local account, as COMPUTER\NAME, which
+// LookupAccountName reads; and false for the built-in service accounts
+// and NT SERVICE's virtual accounts, which hold the right already.
+func serviceLogonGrant(account, computer string) (name string, grant bool) {
+	lower := strings.ToLower(account)
+	if builtinServiceAccounts[strings.TrimPrefix(lower, `.\`)] || strings.HasPrefix(lower, `nt service\`) {
+		return "", false
+	}
+	if rest, ok := strings.CutPrefix(account, `.\`); ok {
+		return computer + `\` + rest, true
+	}
+	return account, true
+}
+
 // Exit codes of a stopped service as the SCM reports them.
 const (
 	errorServiceSpecificError = 1066 // ERROR_SERVICE_SPECIFIC_ERROR

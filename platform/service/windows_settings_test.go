@@ -58,3 +58,29 @@ func TestWindowsExitDetail(t *testing.T) {
 		}
 	}
 }
+
+// Install grants the right to log on as a service to the user account the
+// service runs as, named or the installer's own, looked up by a name
+// LookupAccountName reads; never to the built-in service accounts.
+func TestServiceLogonGrant(t *testing.T) {
+	for _, tc := range []struct {
+		account, name string
+		grant         bool
+	}{
+		{`.\bob`, `PC-ANN\bob`, true},                                   // --user bob
+		{`PC-ANN\ann`, `PC-ANN\ann`, true},                              // the installer's own
+		{`CORP\carol`, `CORP\carol`, true},                              // a domain account
+		{windowsAccount("alice", `PC-ANN\admin`), `PC-ANN\alice`, true}, // as Install names it
+		{"LocalSystem", "", false},
+		{`.\LocalSystem`, "", false},
+		{`NT AUTHORITY\SYSTEM`, "", false},
+		{`NT AUTHORITY\LocalService`, "", false},
+		{`nt authority\network service`, "", false},
+		{`NT SERVICE\paddock`, "", false},
+	} {
+		name, grant := serviceLogonGrant(tc.account, "PC-ANN")
+		if name != tc.name || grant != tc.grant {
+			t.Errorf("serviceLogonGrant(%q) = %q, %v; want %q, %v", tc.account, name, grant, tc.name, tc.grant)
+		}
+	}
+}
