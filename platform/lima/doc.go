@@ -27,6 +27,11 @@
 //     is left; StopAll stops several in parallel.
 //   - Reconfigure replaces a stopped instance's template, as limactl edit
 //     does.
+//   - ListSnapshots, CreateSnapshot, ApplySnapshot and DeleteSnapshot
+//     work on a QEMU machine's snapshots, stopped or running (applied to
+//     a running one, a snapshot restores it live), through Lima's
+//     snapshot package in paddock-lima; ParseSnapshots reads QEMU's
+//     table. Failures a user can act on are *resource.Error (snapshot.go).
 //   - Describe tells whether an instance exists and runs, from the host
 //     agent's and the VM's processes, not from a status file, and where
 //     its files are; Inspect is the part the controller uses. List and

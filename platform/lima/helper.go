@@ -114,12 +114,19 @@ func (d *Driver) helper() (string, error) {
 // and LIMA_HOME in its environment, relays its log to the driver's logger
 // and returns its failure typed (see HelperFailure).
 func (d *Driver) runHelper(ctx context.Context, stdin []byte, args ...string) error {
+	_, err := d.runHelperOutput(ctx, stdin, args...)
+	return err
+}
+
+// runHelperOutput is runHelper that returns what the helper printed on
+// its standard output when it succeeded.
+func (d *Driver) runHelperOutput(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
 	if err := d.init(); err != nil {
-		return err
+		return nil, err
 	}
 	helper, err := d.helper()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	args = append([]string{args[0], "--log-level", minLevel(d.Logger).String()}, args[1:]...)
 	cmd := exec.CommandContext(ctx, helper, args...)
@@ -129,10 +136,10 @@ func (d *Driver) runHelper(ctx context.Context, stdin []byte, args ...string) er
 	cmd.Stdout = &stdout
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("run %s: %w", HelperName, err)
+		return nil, fmt.Errorf("run %s: %w", HelperName, err)
 	}
 	var tail []string
 	sc := bufio.NewScanner(stderr)
@@ -144,16 +151,16 @@ func (d *Driver) runHelper(ctx context.Context, stdin []byte, args ...string) er
 	}
 	err = cmd.Wait()
 	if err == nil {
-		return nil
+		return stdout.Bytes(), nil
 	}
 	var f HelperFailure
 	if json.Unmarshal(stdout.Bytes(), &f) != nil || f.Message == "" {
-		return fmt.Errorf("%s %s: %w: %s", HelperName, args[0], err, strings.Join(tail, "; "))
+		return nil, fmt.Errorf("%s %s: %w: %s", HelperName, args[0], err, strings.Join(tail, "; "))
 	}
 	if f.Kind == FailureInvalid {
-		return &ValidationError{Problems: f.Problems}
+		return nil, &ValidationError{Problems: f.Problems}
 	}
-	return errors.New(f.Message)
+	return nil, errors.New(f.Message)
 }
 
 // relayLog logs one of the helper's JSON log lines to logger at its level,

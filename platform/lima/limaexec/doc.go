@@ -18,6 +18,11 @@
 //     (gaforward.go), so that a start under TCG ends Running, not degraded.
 //   - check-cloud-config NAME, create NAME: the template on standard input.
 //   - prepare NAME, delete NAME, stop-forcibly NAME.
+//   - snapshot create|apply|delete NAME TAG, snapshot list NAME: Lima's
+//     snapshot package (qemu-img on a stopped instance's disk, QEMU's
+//     monitor on a running one); list prints QEMU's table, which the
+//     driver reads (lima.ParseSnapshots). A monitor command's error,
+//     which Lima only logs, fails the command.
 //
 // These others log JSON lines on standard error, which the driver relays
 // to its log, and report a failure as one lima.HelperFailure on standard

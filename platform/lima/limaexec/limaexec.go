@@ -29,6 +29,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	level := func() (slog.Level, error) { return parseLevel(levelName) }
 	root.AddCommand(newHostAgentCmd(level, stdout, stderr))
 	root.AddCommand(instanceCmds(level, stdin, stdout, stderr)...)
+	root.AddCommand(snapshotCmd(level, stdout, stderr))
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
