@@ -41,10 +41,22 @@ type vmAction struct {
 
 var vmActions = []vmAction{
 	{
-		name:    "start",
-		summary: "Start a VM: set spec.running, and with wait=true answer once it runs or its start failed",
-		change:  func(*resource.VM) string { return `{"spec":{"running":true}}` },
+		name: "start",
+		summary: "Start a VM: set spec.running, and with wait=true answer once it runs or its start failed. " +
+			"A VM whose start failed is tried again.",
+		change: func(before *resource.VM) string {
+			if startFailed(before) {
+				// A failed start is tried again only on a change or a
+				// restart request: ask for one, as a user who fixed the
+				// cause means.
+				return annotate(resource.AnnotationRestartRequested)
+			}
+			return `{"spec":{"running":true}}`
+		},
 		settled: func(_, now *resource.VM) bool {
+			if _, pending := now.Metadata.Annotations[resource.AnnotationRestartRequested]; pending {
+				return false
+			}
 			return conditionSettled(now, resource.VMRunning, resource.ReasonStarted, resource.ReasonStartFailed)
 		},
 	},
@@ -82,6 +94,12 @@ var vmActions = []vmAction{
 			return conditionSettled(now, resource.VMRunning, resource.ReasonStarted, resource.ReasonStartFailed)
 		},
 	},
+}
+
+// startFailed reports whether vm should run and its last start, for its
+// current generation, failed.
+func startFailed(vm *resource.VM) bool {
+	return vm.Spec.Running && conditionSettled(vm, resource.VMRunning, resource.ReasonStartFailed)
 }
 
 func annotate(a string) string {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
+	"k8s.io/apimachinery/pkg/api/meta"
 
 	"paddock.dev/paddock/api/wire"
 	"paddock.dev/paddock/core/resource"
@@ -22,7 +23,7 @@ type appActionInput struct {
 
 func (s *Server) registerAppActions() {
 	for _, running := range []bool{true, false} {
-		name, summary := "start", "Start the App, creating it when missing: set spec.running, and with wait=true answer once it is Settled or failed"
+		name, summary := "start", "Start the App, creating it when missing: set spec.running (an App whose start failed is tried again), and with wait=true answer once it is Settled or failed"
 		if !running {
 			name, summary = "stop", "Stop the App: clear spec.running, and with wait=true answer once it is Settled (stopped) or failed"
 		}
@@ -59,17 +60,66 @@ func (s *Server) runAppAction(ctx context.Context, running bool, in *appActionIn
 		return nil, err
 	case obj.GetMeta().Terminating():
 		return nil, resource.Errorf(resource.ReasonForbidden, "the App is being deleted; start it again once it is gone")
+	case running && obj.(*resource.App).Spec.Running:
+		if out, retried, err := s.retryFailedStart(ctx, obj.(*resource.App), in.Wait, timeout); retried || err != nil {
+			return out, err
+		}
+		changed = obj
 	default:
 		changed, err = s.store.Patch(ctx, key, fmt.Appendf(nil, `{"spec":{"running":%t}}`, running))
 	}
 	if err != nil || !in.Wait {
 		return changed, err
 	}
-	return s.waitApp(ctx, changed.(*resource.App), timeout)
+	return s.waitApp(ctx, changed.(*resource.App), timeout, wire.AppDone)
 }
 
-// waitApp follows the App from the revision of its change until AppDone.
-func (s *Server) waitApp(ctx context.Context, from *resource.App, timeout time.Duration) (resource.Object, error) {
+// retryFailedStart asks for the App's VM, whose start failed, to be
+// started again, as 'vm start' does for any VM: a failed start is retried
+// only on a change or a restart request, and a user who starts the App
+// again has fixed the cause, or wants to hear that it is not fixed. With
+// wait it answers once the App shows the new attempt's outcome. retried is
+// false, and nothing is done, when the App's VM did not fail to start.
+func (s *Server) retryFailedStart(ctx context.Context, app *resource.App, wait bool, timeout time.Duration) (out resource.Object, retried bool, err error) {
+	key := resource.Key{Kind: resource.KindVM.Name, Namespace: app.Spec.Namespace, Name: resource.AppVMName}
+	obj, err := s.store.Get(ctx, key)
+	if resource.IsNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, true, err
+	}
+	if !startFailed(obj.(*resource.VM)) {
+		return nil, false, nil
+	}
+	changed, err := s.store.Patch(ctx, key, []byte(annotate(resource.AnnotationRestartRequested)))
+	if err != nil || !wait {
+		return app, true, err
+	}
+	began := time.Now()
+	settled, err := s.waitFor(ctx, key, timeout, changed.GetMeta().ResourceVersion, func(now *resource.VM) bool { return vmActions[0].settled(nil, now) },
+		"the App's vm to start again")
+	if err != nil {
+		return nil, true, err
+	}
+	if timeout > 0 {
+		timeout = max(timeout-time.Since(began), time.Millisecond)
+	}
+	// The App mirrors its VM's Running condition: until it shows this
+	// attempt's, its status is the failure before.
+	attempt := meta.FindStatusCondition(settled.(*resource.VM).Status.Conditions, resource.VMRunning)
+	seen := false
+	out, err = s.waitApp(ctx, app, timeout, func(a *resource.App) bool {
+		c := meta.FindStatusCondition(a.Status.Conditions, resource.AppRunning)
+		seen = seen || c != nil && c.Status == attempt.Status && c.Reason == attempt.Reason && c.Message == attempt.Message
+		return seen && wire.AppDone(a)
+	})
+	return out, true, err
+}
+
+// waitApp follows the App from the revision of its change until done
+// (wire.AppDone, for most).
+func (s *Server) waitApp(ctx context.Context, from *resource.App, timeout time.Duration, done func(*resource.App) bool) (resource.Object, error) {
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
@@ -82,7 +132,7 @@ func (s *Server) waitApp(ctx context.Context, from *resource.App, timeout time.D
 	}
 	defer w.Stop()
 	last := from
-	if wire.AppDone(last) {
+	if done(last) {
 		return last, nil
 	}
 	for {
@@ -102,7 +152,7 @@ func (s *Server) waitApp(ctx context.Context, from *resource.App, timeout time.D
 			if err := json.Unmarshal(ev.Object, a); err != nil {
 				return nil, err
 			}
-			if last = a; wire.AppDone(a) {
+			if last = a; done(a) {
 				return a, nil
 			}
 		}

@@ -37,7 +37,8 @@ func newAppStartCmd(c *cli) *cobra.Command {
 		Long: `Start the App: its VM, and the container engine inside it, reachable from
 the host through a socket in the instance's short directory and a docker
 context named after the instance. The App is created with its defaults
-when there is none ('paddock set' changes them). Waits until the App is
+when there is none ('paddock set' changes them). An App whose start
+failed is tried again, once you have fixed the cause. Waits until the App is
 Settled, or failed (exit 1), or --timeout ran out (exit 4).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

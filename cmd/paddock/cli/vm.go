@@ -71,7 +71,7 @@ func newVMCmd(c *cli) *cobra.Command {
 		newVMCreateCmd(c),
 		newVMListCmd(c),
 		newVMGetCmd(c),
-		newVMActionCmd(c, "start", "Start a VM and wait until it runs"),
+		newVMActionCmd(c, "start", "Start a VM and wait until it runs; a VM whose start failed is tried again"),
 		newVMActionCmd(c, "stop", "Stop a VM gracefully and wait until it stopped"),
 		newVMActionCmd(c, "restart", "Restart a VM and wait until it runs again"),
 		newVMActionCmd(c, "reset", "Make a VM's machine anew from its template (its disk is lost)"),
