@@ -33,6 +33,10 @@ type Config struct {
 	// VMAccess hands out VM machines' ssh parameters and logs; without it
 	// those endpoints answer that the daemon runs no VM driver.
 	VMAccess VMAccess
+	// VMSnapshots takes, applies, deletes and lists VM machines'
+	// snapshots; without it those endpoints answer that the daemon runs
+	// no VM driver.
+	VMSnapshots VMSnapshots
 	// Host answers GET /host.
 	Host HostCheck
 	// Metrics, when set, records every request and is served at GET
@@ -46,8 +50,10 @@ type Server struct {
 	log    *slog.Logger
 	ready  func() error
 	access VMAccess
-	router chi.Router
-	api    huma.API
+	// snapshots works on VM machines' snapshots.
+	snapshots VMSnapshots
+	router    chi.Router
+	api       huma.API
 	// handler is the router behind the request id, panic and query
 	// guards.
 	handler http.Handler
@@ -89,7 +95,7 @@ func New(cfg Config) *Server {
 	}); ok {
 		r.RegisterTypeAlias(reflect.TypeFor[metav1.Time](), reflect.TypeFor[time.Time]())
 	}
-	s := &Server{store: cfg.Store, log: cfg.Logger, ready: cfg.Ready, access: cfg.VMAccess, router: router}
+	s := &Server{store: cfg.Store, log: cfg.Logger, ready: cfg.Ready, access: cfg.VMAccess, snapshots: cfg.VMSnapshots, router: router}
 	s.watchesEnded, s.endWatches = context.WithCancel(context.Background())
 	s.api = humachi.New(router, hc)
 	s.handler = withRequestID(newRequestIDs(), recoverPanics(cfg.Logger, strictQuery(observeRequests(cfg.Metrics, router))))
@@ -106,6 +112,7 @@ func New(cfg Config) *Server {
 			registerObject[*resource.VM](s, k)
 			s.registerVMActions()
 			s.registerVMAccess()
+			s.registerVMSnapshots()
 		case resource.KindConfigMap:
 			registerObject[*resource.ConfigMap](s, k)
 		}

@@ -27,3 +27,10 @@ var snapshotTagRE = regexp.MustCompile(SnapshotTagPattern)
 
 // ValidSnapshotTag reports whether tag follows SnapshotTagPattern.
 func ValidSnapshotTag(tag string) bool { return snapshotTagRE.MatchString(tag) }
+
+// VMSnapshotList is a VM's snapshots, oldest first.
+type VMSnapshotList struct {
+	APIVersion string       `json:"apiVersion" example:"paddock.dev/v1alpha1"`
+	Kind       string       `json:"kind" example:"VMSnapshotList"`
+	Items      []VMSnapshot `json:"items"`
+}

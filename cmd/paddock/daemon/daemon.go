@@ -164,7 +164,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	hostCheck := func(ctx context.Context) resource.HostReport {
 		return host.Current().Check(ctx, lima.CheckOptions(p, exe))
 	}
-	srv := api.New(api.Config{Store: st, Logger: log, VMAccess: driver, Host: hostCheck, Metrics: meters})
+	srv := api.New(api.Config{Store: st, Logger: log, VMAccess: driver, VMSnapshots: driver, Host: hostCheck, Metrics: meters})
 	handler := srv.Handler()
 	if tcpAddr != "" {
 		token, err := api.EnsureToken(p.Token)
