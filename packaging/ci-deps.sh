@@ -13,13 +13,14 @@
 # end-to-end test talks to Docker in its VM with the host's docker CLI
 # (Debian ships it only in docker.io) and imports a busybox-static root
 # file system as an image made offline; the mount benchmark shares folders
-# by reverse-sshfs through the host's sftp-server.
+# by reverse-sshfs through the host's sftp-server. zip packs the Windows
+# zip (packaging/windows/zip.sh), which packaging/archives' test builds.
 set -euo pipefail
 pkgs=(qemu-system-x86 qemu-utils openssh-client openssh-sftp-server shellcheck
 	systemd systemd-sysv libpam-systemd dbus dbus-user-session util-linux passwd dpkg lintian rpm rpmlint
 	gcc libc6-dev pkg-config libgl1-mesa-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev
 	xvfb libgl1-mesa-dri x11-utils xdotool imagemagick xclip
-	docker.io busybox-static)
+	docker.io busybox-static zip)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
