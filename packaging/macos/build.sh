@@ -6,7 +6,8 @@
 # VZ), signs both ad hoc with the virtualization entitlement that VZ
 # requires (packaging/macos/vz.entitlements, as Lima signs limactl), builds Lima's
 # guest agent for the guest of that architecture into share/lima beside
-# bin/ (where the binary finds it), and packs both into a tarball:
+# bin/ (where the binary finds it), and packs them with the install
+# script into a tarball (packaging/macos/archive.sh):
 #
 #   packaging/macos/build.sh                       # dist/paddock-VERSION-darwin-{arm64,amd64}.tar.gz
 #   PADDOCK_ARCHS=arm64 PADDOCK_VERSION=1.2.3 packaging/macos/build.sh
@@ -38,6 +39,5 @@ for arch in ${PADDOCK_ARCHS:-arm64 amd64}; do
 	codesign --force --entitlements packaging/macos/vz.entitlements \
 		--sign "$identity" "$root/bin/paddock" "$root/bin/paddock-lima"
 	go run ./platform/lima/build-guestagent -o "$root/share/lima" -arch "$guest" >/dev/null
-	tar -C "$root" -czf "dist/paddock-$version-darwin-$arch.tar.gz" bin share
-	echo "dist/paddock-$version-darwin-$arch.tar.gz"
+	packaging/macos/archive.sh "$root" "dist/paddock-$version-darwin-$arch.tar.gz"
 done
