@@ -25,7 +25,7 @@ func appCommands(c *cli) []*cobra.Command {
 	return []*cobra.Command{
 		newAppStartCmd(c), newAppStopCmd(c), newAppSetCmd(c), newAppStatusCmd(c),
 		newAppResetCmd(c), newAppRunCmd(c), newAppCtrCmd(c), newAppNerdctlCmd(c),
-		newAppShellCmd(c), newAppSSHConfigCmd(c),
+		newAppShellCmd(c), newAppSSHConfigCmd(c), newAppSnapshotCmd(c),
 	}
 }
 

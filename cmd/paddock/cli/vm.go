@@ -81,6 +81,7 @@ func newVMCmd(c *cli) *cobra.Command {
 		newVMLogsCmd(c),
 		newVMParamsCmd(c),
 		newVMTemplateCmd(c),
+		newVMSnapshotCmd(c),
 	)
 	return cmd
 }
