@@ -40,7 +40,8 @@ func (f *Fetcher) Boot(s Source) func() (apptemplate.Image, error) {
 
 // LoadBuilt reads the image in dir, one that
 // platform/linux/guestimage/build.sh built, from the template fragment
-// beside it: its disk, and the kernel and initrd it boots directly.
+// beside it: its disk, and the kernel and initrd it boots directly; or,
+// built with --wsl, its root file system tarball.
 func LoadBuilt(dir string) (apptemplate.Image, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, "template.yaml"))
 	if err != nil {
@@ -56,7 +57,8 @@ func LoadBuilt(dir string) (apptemplate.Image, error) {
 		return apptemplate.Image{}, fmt.Errorf("guest image %s: template.yaml names no images", dir)
 	}
 	img := fragment.Images[0]
-	if img.Kernel == nil {
+	// WSL2 boots its own kernel; every other VM type the image's.
+	if img.Kernel == nil && !isTarball(img.Location) {
 		return apptemplate.Image{}, fmt.Errorf("guest image %s: template.yaml's image has no kernel: the image must boot by direct kernel boot", dir)
 	}
 	return img, nil

@@ -101,7 +101,7 @@ func TestACloudDiskInstallsAndStartsTheEngine(t *testing.T) {
 	if err := os.WriteFile(disk, []byte("qcow"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	src, err := Choose(disk, nil, "amd64")
+	src, err := Choose(disk, nil, "linux", "amd64")
 	if err != nil {
 		t.Fatal(err)
 	}

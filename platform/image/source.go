@@ -1,9 +1,11 @@
 package image
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -45,11 +47,13 @@ func (s Source) String() string {
 	return s.Disk
 }
 
-// Choose is the rule for the App's image: the override when set (a URL or a
-// file with a disk image's extension is a disk, anything else a built image
-// directory), else the first of built (the built image directories, newest
-// first), else the published Debian image for goarch.
-func Choose(override string, built []string, goarch string) (Source, error) {
+// Choose is the rule for the App's image on a host of goos and goarch: the
+// override when set (a URL or a file with a disk image's extension is a
+// disk, anything else a built image directory), else the first of built
+// (the built image directories, newest first), else the published Debian
+// image for goarch. Windows has no published image: WSL2 boots a root file
+// system tarball, which Debian does not publish.
+func Choose(override string, built []string, goos, goarch string) (Source, error) {
 	arch := limaArch(goarch)
 	switch {
 	case override == "":
@@ -60,6 +64,9 @@ func Choose(override string, built []string, goarch string) (Source, error) {
 	}
 	if len(built) > 0 {
 		return Source{Dir: built[0]}, nil
+	}
+	if goos == "windows" {
+		return Source{}, errors.New("no WSL2 root file system for the App: build one on a Linux machine with 'platform/linux/guestimage/build.sh --wsl' in Paddock's source, copy the rootfs.tar.gz it makes here, and name it with --image")
 	}
 	if s, ok := published[goarch]; ok {
 		return s, nil
@@ -74,6 +81,11 @@ func isDiskFile(path string) bool {
 	case ".qcow2", ".img", ".raw":
 		return true
 	}
+	return isTarball(path)
+}
+
+// isTarball reports whether path names a tarball (.tar, .tar.gz, ...).
+func isTarball(path string) bool {
 	return strings.Contains(strings.ToLower(filepath.Base(path)), ".tar")
 }
 
@@ -94,7 +106,7 @@ func Find(override, goarch string) (Source, error) {
 	if err != nil {
 		return Source{}, err
 	}
-	s, err := Choose(override, built, goarch)
+	s, err := Choose(override, built, runtime.GOOS, goarch)
 	if err != nil || override == "" {
 		return s, err
 	}
@@ -113,19 +125,32 @@ func Find(override, goarch string) (Source, error) {
 	return s, nil
 }
 
-// Built returns the image directories in the image cache, newest first.
+// Built returns the image directories in the image cache that this host's
+// VMs boot, newest first: on Windows the WSL2 root file systems, elsewhere
+// the others.
 func Built() ([]string, error) {
 	cache, err := BuiltCache()
 	if err != nil {
 		return nil, err
 	}
+	return builtIn(cache, runtime.GOOS == "windows"), nil
+}
+
+// wslPrefix begins the name of the directories that build.sh --wsl makes.
+const wslPrefix = "wsl-"
+
+// builtIn returns the image directories in cache, the WSL2 root file
+// systems or the others, newest first.
+func builtIn(cache string, wsl bool) []string {
 	matches, _ := filepath.Glob(filepath.Join(cache, "*", "template.yaml"))
 	sort.Slice(matches, func(i, j int) bool { return modTime(matches[i]) > modTime(matches[j]) })
-	dirs := make([]string, len(matches))
-	for i, m := range matches {
-		dirs[i] = filepath.Dir(m)
+	var dirs []string
+	for _, m := range matches {
+		if dir := filepath.Dir(m); strings.HasPrefix(filepath.Base(dir), wslPrefix) == wsl {
+			dirs = append(dirs, dir)
+		}
 	}
-	return dirs, nil
+	return dirs
 }
 
 // BuiltCache is where platform/linux/guestimage/build.sh keeps its images:

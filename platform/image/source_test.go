@@ -22,12 +22,12 @@ func TestChooseTakesTheOverrideThenTheNewestBuiltThenDebian(t *testing.T) {
 		{"Debian on amd64", "", nil, "amd64", published["amd64"]},
 		{"Debian on arm64", "", nil, "arm64", published["arm64"]},
 	} {
-		got, err := Choose(c.override, c.built, c.goarch)
+		got, err := Choose(c.override, c.built, "linux", c.goarch)
 		if err != nil || got != c.want {
 			t.Errorf("%s: %+v, %v", c.name, got, err)
 		}
 	}
-	if _, err := Choose("", nil, "riscv64"); err == nil || !strings.Contains(err.Error(), "build.sh") {
+	if _, err := Choose("", nil, "linux", "riscv64"); err == nil || !strings.Contains(err.Error(), "build.sh") {
 		t.Errorf("no image for riscv64: %v", err)
 	}
 }
@@ -81,4 +81,36 @@ func mustStat(t *testing.T, p string) os.FileInfo {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// Windows boots WSL2 root file systems, which Debian does not publish:
+// with none built, the App's image is an error that says how to get one,
+// never the cloud disk WSL2 refuses.
+func TestChooseOnWindowsTakesABuiltRootFileSystemOrSaysHowToGetOne(t *testing.T) {
+	if got, err := Choose("", []string{`C:\cache\wsl-1`}, "windows", "amd64"); err != nil || got.Dir != `C:\cache\wsl-1` {
+		t.Errorf("a built root file system: %+v, %v", got, err)
+	}
+	if got, err := Choose("", nil, "windows", "amd64"); err == nil || !strings.Contains(err.Error(), "build.sh --wsl") {
+		t.Errorf("none built: %+v, %v", got, err)
+	}
+}
+
+// The image cache holds both kinds that build.sh makes: each host takes
+// its own, newest first.
+func TestBuiltTakesTheHostsKind(t *testing.T) {
+	cache := t.TempDir()
+	for _, name := range []string{"aaaa", "wsl-bbbb"} {
+		if err := os.MkdirAll(filepath.Join(cache, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(cache, name, "template.yaml"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := builtIn(cache, false); len(got) != 1 || filepath.Base(got[0]) != "aaaa" {
+		t.Errorf("QEMU's: %q", got)
+	}
+	if got := builtIn(cache, true); len(got) != 1 || filepath.Base(got[0]) != "wsl-bbbb" {
+		t.Errorf("WSL2's: %q", got)
+	}
 }

@@ -3,6 +3,12 @@
 # Lima v1.2.2 boots through QEMU's direct kernel boot, with Lima's cloud-init
 # data read by a shell script instead of cloud-init.
 #
+# With --wsl, the same Debian packages less the kernel make a root file
+# system tarball for WSL2 instead (Windows' App), in a directory named
+# wsl-HASH: WSL2 boots its own kernel and systemd (/etc/wsl.conf), Lima
+# runs its boot scripts through wsl.exe, and the container engines start
+# with systemd.
+#
 # The image is cached by content: the hash of this script, the files under
 # rootfs/ and initramfs/ and the apt source names a directory under
 # ${XDG_CACHE_HOME:-$HOME/.cache}/paddock/images/, built once per machine.
@@ -16,10 +22,19 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 suite=bookworm
+variant=qemu
+case "${1:-}" in
+--wsl) variant=wsl ;;
+"") ;;
+*) echo "usage: $0 [--wsl]" >&2; exit 2 ;;
+esac
 packages="systemd-sysv udev dbus libpam-systemd kmod openssh-server sudo
-linux-image-amd64 initramfs-tools busybox-static iproute2 iptables netbase procps e2fsprogs
-ca-certificates docker.io sshfs"
-host_packages="debootstrap qemu-utils qemu-system-x86 e2fsprogs cpio"
+iproute2 iptables netbase procps e2fsprogs ca-certificates docker.io sshfs"
+host_packages="debootstrap e2fsprogs"
+if [ "$variant" = qemu ]; then
+	packages="$packages linux-image-amd64 initramfs-tools busybox-static"
+	host_packages="$host_packages qemu-utils qemu-system-x86 cpio"
+fi
 
 log() { echo "guestimage: $*" >&2; }
 
@@ -41,9 +56,10 @@ hash=$( (
 	cd "$here" && find rootfs initramfs -type f | LC_ALL=C sort | while read -r f; do
 		echo "$f"; stat -c %a "$f"; cat "$f"
 	done
-	echo "$suite $mirror"
+	echo "$suite $mirror $variant"
 ) | sha256sum | cut -c1-16)
 out="$cache/$hash"
+[ "$variant" = qemu ] || out="$cache/wsl-$hash"
 # Each use marks the image as used: images unused for a week are removed
 # when another one is built.
 if [ -f "$out/template.yaml" ]; then
@@ -110,13 +126,59 @@ printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 chmod +x "$root/usr/sbin/policy-rc.d"
 # The kernel package brings initramfs-tools, whose initrd the image does not
 # use (see initramfs/): keep it small, to build quickly.
-mkdir -p "$root/etc/initramfs-tools/conf.d"
-echo MODULES=list >"$root/etc/initramfs-tools/conf.d/paddock.conf"
+if [ "$variant" = qemu ]; then
+	mkdir -p "$root/etc/initramfs-tools/conf.d"
+	echo MODULES=list >"$root/etc/initramfs-tools/conf.d/paddock.conf"
+fi
 chroot "$root" apt-get update -qq >&2
 # shellcheck disable=SC2086
 DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y -qq --no-install-recommends $packages >&2
 rm -f "$root/usr/sbin/policy-rc.d"
 t2=$(date +%s); log "TIMING apt-install $((t2 - t1))s"
+
+# The WSL2 variant: Debian's engines stay enabled (there is no kernel
+# command line to name one), the units that read the cidata disk are not
+# (Lima's boot scripts run through wsl.exe there), sshd makes its host keys
+# at its first start, and WSL2 starts systemd.
+if [ "$variant" = wsl ]; then
+	echo lima >"$root/etc/hostname"
+	: >"$root/etc/fstab"
+	rm -f "$root"/etc/ssh/ssh_host_*
+	mkdir -p "$root/etc/systemd/system/ssh.service.d"
+	printf '%s\n' '# WSL2 runs no lima-init: the host keys are made at the first start.' \
+		'[Service]' 'ExecStartPre=/usr/bin/ssh-keygen -A' >"$root/etc/systemd/system/ssh.service.d/wsl-host-keys.conf"
+	printf '%s\n' '[boot]' 'systemd=true' '[user]' 'default=root' '[network]' 'hostname=lima' >"$root/etc/wsl.conf"
+	chroot "$root" update-alternatives --set iptables /usr/sbin/iptables-legacy >&2
+	chroot "$root" update-alternatives --set ip6tables /usr/sbin/ip6tables-legacy >&2
+	chroot "$root" systemctl mask systemd-networkd-wait-online.service apt-daily.timer apt-daily-upgrade.timer \
+		e2scrub_all.timer e2scrub_reap.service fstrim.timer dpkg-db-backup.timer >&2
+	chroot "$root" apt-get clean
+	for m in proc sys dev; do umount "$root/$m"; done
+	rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/var/log/*.log
+	: >"$root/etc/machine-id"
+	t3=$(date +%s); log "TIMING configure $((t3 - t2))s"
+	tar --numeric-owner --xattrs -C "$root" -czf "$tmp/rootfs.tar.gz" . >&2
+	rm -rf "$root"
+	t4=$(date +%s); log "TIMING tarball $((t4 - t3))s"
+	cat >"$tmp/template.yaml" <<YAML
+vmType: wsl2
+arch: x86_64
+images:
+- location: $out/rootfs.tar.gz
+  arch: x86_64
+containerd: {system: false, user: false}
+YAML
+	if [ -n "${SUDO_UID:-}" ]; then
+		chown -R "$SUDO_UID:${SUDO_GID:-$SUDO_UID}" "$tmp"
+	fi
+	chmod 755 "$tmp"
+	touch "$tmp/.used"
+	mv -T "$tmp" "$out"
+	trap - EXIT
+	log "TIMING total $((t4 - t0))s"
+	echo "$out"
+	exit 0
+fi
 
 echo lima >"$root/etc/hostname"
 echo 'LABEL=lima-root / ext4 defaults,discard 0 1' >"$root/etc/fstab"

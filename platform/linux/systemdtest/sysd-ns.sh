@@ -1,6 +1,7 @@
 #!/bin/bash
 # Boot a throw-away systemd as PID 1 of its own pid, mount, uts, ipc, net and
-# cgroup namespaces, on a private overlay of the host's root, so that nothing
+# cgroup namespaces, on a private overlay of the host's root (or of the root
+# file system SYSD_NS_LOWER names), so that nothing
 # it does (tmpfiles' "D /tmp", units written under /etc, timers) reaches the
 # host. Never boot systemd on the host's root: it would wipe the host's /tmp.
 #
@@ -27,7 +28,7 @@ inner() {   # PID 1 of the new pid namespace, in a private mount namespace
   read -r hostpid _ < /proc/self/stat; echo "$hostpid" > "$R/init.pid"   # the host's /proc is still mounted: a host pid
   mount -t tmpfs -o mode=755 tmpfs "$R/ovl"
   mkdir -p "$R/ovl/upper" "$R/ovl/work"
-  mount -t overlay overlay -o "lowerdir=/,upperdir=$R/ovl/upper,workdir=$R/ovl/work" "$M"
+  mount -t overlay overlay -o "lowerdir=$LOWER,upperdir=$R/ovl/upper,workdir=$R/ovl/work" "$M"
   mount -t proc proc "$M/proc"
   mount -t sysfs -o ro,nosuid,nodev,noexec sysfs "$M/sys"
   mount -t cgroup2 -o nosuid,nodev,noexec cgroup2 "$M/sys/fs/cgroup"   # its root is our cgroup namespace's
@@ -48,7 +49,8 @@ case $cmd in
 up)
   SHARE=${3:?host directory to bind at /share}; mkdir -p "$SHARE" "$R/ovl" "$R/root"
   mkdir "$CG"
-  export R SHARE
+  LOWER=${SYSD_NS_LOWER:-/}
+  export R SHARE LOWER
   ( echo $BASHPID > "$CG/cgroup.procs"
     exec setsid unshare --pid --fork --mount --uts --ipc --net --cgroup --propagation private \
          bash -c "$(declare -f inner); inner" ) >"$R/console.log" 2>&1 </dev/null &

@@ -30,6 +30,7 @@ type Container struct {
 	id     string
 	base   string
 	script string
+	lower  string // the root file system booted; empty: the host's
 	// Share is the host directory the container sees at SharePath.
 	Share string
 }
@@ -58,14 +59,27 @@ func RequireE2E(t testing.TB) {
 	}
 }
 
-// Boot starts a container and stops it when t ends. The share directory is
-// readable by every user inside.
+// Boot starts a container of the host's root file system and stops it
+// when t ends. The share directory is readable by every user inside.
 func Boot(t testing.TB) *Container {
+	t.Helper()
+	return boot(t, "")
+}
+
+// BootRoot is Boot of the root file system in the directory root, whose
+// own systemd runs.
+func BootRoot(t testing.TB, root string) *Container {
+	t.Helper()
+	return boot(t, root)
+}
+
+func boot(t testing.TB, lower string) *Container {
 	t.Helper()
 	RequireE2E(t)
 	dir := t.TempDir()
 	c := &Container{
 		t:      t,
+		lower:  lower,
 		id:     fmt.Sprintf("t%d-%d", os.Getpid(), time.Now().UnixNano()%1_000_000),
 		base:   filepath.Join(dir, "run"),
 		script: filepath.Join(dir, "sysd-ns.sh"),
@@ -104,6 +118,9 @@ func (c *Container) sysdNS(args ...string) *exec.Cmd {
 	cmd := exec.Command(c.script, args...)
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "PADDOCK_") })
 	cmd.Env = append(env, "SYSD_NS_BASE="+c.base)
+	if c.lower != "" {
+		cmd.Env = append(cmd.Env, "SYSD_NS_LOWER="+c.lower)
+	}
 	return cmd
 }
 
