@@ -44,6 +44,9 @@ function Invoke-PaddockMayFail {
 if (-not (Test-Path (Join-Path $src 'bin\paddock.exe'))) {
     throw "no bin\paddock.exe beside this script: run install.ps1 from the unpacked zip"
 }
+if ([IO.Path]::GetFullPath($src).TrimEnd('\') -eq [IO.Path]::GetFullPath($Dir).TrimEnd('\')) {
+    throw "install.ps1 runs from the unpacked zip, not from the install directory $Dir"
+}
 if (-not $NoService) {
     $me = New-Object Security.Principal.WindowsPrincipal([Security.Principal.WindowsIdentity]::GetCurrent())
     if (-not $me.IsInRole([Security.Principal.WindowsBuiltInRole]::Administrator)) {
@@ -60,8 +63,14 @@ if (Test-Path $paddock) {
         Stop-Process -Force
 }
 
+# What an earlier install put there goes first, so that no file of an
+# older zip (an older WSL image) stays beside the new ones.
 New-Item -ItemType Directory -Force -Path $Dir | Out-Null
 foreach ($part in 'bin', 'share', 'image') {
+    $to = Join-Path $Dir $part
+    if (Test-Path $to) {
+        Remove-Item -Path $to -Recurse -Force
+    }
     $from = Join-Path $src $part
     if (Test-Path $from) {
         Copy-Item -Path $from -Destination $Dir -Recurse -Force
