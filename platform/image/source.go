@@ -66,7 +66,7 @@ func Choose(override string, built []string, goos, goarch string) (Source, error
 		return Source{Dir: built[0]}, nil
 	}
 	if goos == "windows" {
-		return Source{}, errors.New("no WSL2 root file system for the App: build one on a Linux machine with 'platform/linux/guestimage/build.sh --wsl' in Paddock's source, copy the rootfs.tar.gz it makes here, and name it with --image")
+		return Source{}, errors.New("no WSL2 root file system for the App: install Paddock from a Windows zip that carries one (its image folder), or build one on a Linux machine with 'platform/linux/guestimage/build.sh --wsl' in Paddock's source, copy the rootfs.tar.gz it makes here, and name it with --image")
 	}
 	if s, ok := published[goarch]; ok {
 		return s, nil
@@ -100,13 +100,21 @@ func limaArch(goarch string) string {
 }
 
 // Find chooses the App's image on this host (Choose, with the image cache's
-// built images) and checks that an override names something there.
+// built images; on Windows, with none built, the root file system that the
+// Windows zip installs) and checks that an override names something there.
 func Find(override, goarch string) (Source, error) {
 	built, err := Built()
 	if err != nil {
 		return Source{}, err
 	}
 	s, err := Choose(override, built, runtime.GOOS, goarch)
+	if err != nil && override == "" && runtime.GOOS == "windows" {
+		if exe, xerr := os.Executable(); xerr == nil {
+			if tarballs := shipped(exe); len(tarballs) > 0 {
+				return Source{Disk: tarballs[0], Arch: limaArch(goarch)}, nil
+			}
+		}
+	}
 	if err != nil || override == "" {
 		return s, err
 	}
@@ -134,6 +142,14 @@ func Built() ([]string, error) {
 		return nil, err
 	}
 	return builtIn(cache, runtime.GOOS == "windows"), nil
+}
+
+// shipped returns the root file system tarballs in the image folder beside
+// the bin folder of exe, as the Windows zip installs them (image\ beside
+// bin\paddock.exe): what the App boots when nothing was built here.
+func shipped(exe string) []string {
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(filepath.Dir(exe)), "image", "*.tar*"))
+	return matches
 }
 
 // wslPrefix begins the name of the directories that build.sh --wsl makes.

@@ -114,3 +114,23 @@ func TestBuiltTakesTheHostsKind(t *testing.T) {
 		t.Errorf("WSL2's: %q", got)
 	}
 }
+
+// The Windows zip installs bin\paddock.exe and image\*.tar.gz side by side:
+// the daemon finds the image from its executable.
+func TestShippedFindsTheZipsImageBesideBin(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"bin/paddock.exe", "image/rootfs.tar.gz"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := shipped(filepath.Join(dir, "bin", "paddock.exe")); len(got) != 1 || got[0] != filepath.Join(dir, "image", "rootfs.tar.gz") {
+		t.Errorf("shipped = %q", got)
+	}
+	if got := shipped(filepath.Join(t.TempDir(), "bin", "paddock.exe")); len(got) != 0 {
+		t.Errorf("an install without an image: %q", got)
+	}
+}
