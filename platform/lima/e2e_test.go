@@ -18,6 +18,7 @@ import (
 
 	"github.com/lima-vm/lima/pkg/store/filenames"
 
+	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/platform/lima"
 )
 
@@ -26,8 +27,9 @@ import (
 const bootTimeout = 5 * time.Minute
 
 // One VM goes through its whole life: create, start to a clean Running,
-// a command over SSH, its host agent killed and the death noticed, a
-// restart, a graceful stop and deletion, after which nothing of it is left.
+// a command over SSH, a snapshot taken and applied live, its host agent killed and the death noticed, a
+// restart, a graceful stop, its snapshot listed and deleted while it is
+// stopped, and deletion, after which nothing of it is left.
 func TestE2ELifecycle(t *testing.T) {
 	e := setupE2E(t)
 	d := e.driver
@@ -62,6 +64,8 @@ func TestE2ELifecycle(t *testing.T) {
 	if got := e.ssh(t, name, "systemctl", "is-active", "lima-guestagent"); got != "active" {
 		t.Errorf("guest agent is %q, want active", got)
 	}
+
+	snapshotLive(t, e, name)
 
 	// A host agent killed outright is noticed from its process.
 	if err := syscall.Kill(inst.HostAgentPID, syscall.SIGKILL); err != nil {
@@ -101,6 +105,7 @@ func TestE2ELifecycle(t *testing.T) {
 	if !hostAgentSaid(t, stopped.Dir, `"exiting":true`) {
 		t.Error("the host agent did not report exiting: the stop was not graceful")
 	}
+	snapshotStopped(t, d, name)
 
 	if err := d.Delete(ctx, name); err != nil {
 		t.Fatal(err)
@@ -247,4 +252,76 @@ func processesMentioning(t testing.TB, s string) []int {
 		}
 	}
 	return pids
+}
+
+// snapshotLive takes snapshot s1 of the running machine name, writes a
+// file in the guest and applies s1 live: the machine runs on, without the
+// file.
+func snapshotLive(t *testing.T, e *e2e, name string) {
+	t.Helper()
+	d := e.driver
+	ctx := context.Background()
+	start := time.Now()
+	if err := d.CreateSnapshot(ctx, name, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("snapshot s1 of the running machine taken in %v", time.Since(start).Round(time.Millisecond))
+	e.ssh(t, name, "echo after > ~/after-s1 && sync") // ssh hands the guest one command line
+	if got := e.ssh(t, name, "cat ~/after-s1"); got != "after" {
+		t.Fatalf("the file written after s1 reads %q", got)
+	}
+	start = time.Now()
+	if err := d.ApplySnapshot(ctx, name, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("snapshot s1 applied live in %v", time.Since(start).Round(time.Millisecond))
+	if !inspect(t, d, name).Running {
+		t.Fatal("the machine does not run after s1 was applied live")
+	}
+	// The ssh master connection's state went back with the guest's
+	// memory, so this asks over a new connection.
+	inst := inspect(t, d, name)
+	sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	out, err := output(sctx, "", "ssh", "-F", inst.SSHConfigFile, "-o", "ControlMaster=no", "-o", "ControlPath=none", inst.Hostname, "--",
+		"test -e ~/after-s1 && echo present || echo gone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != "gone" {
+		t.Fatalf("after applying s1 live the file written after it is %s, want gone", out)
+	}
+	wantSnapshots(t, d, name, "s1")
+}
+
+// snapshotStopped lists s1 of the stopped machine name, with the size of
+// its saved state, and deletes it.
+func snapshotStopped(t *testing.T, d *lima.Driver, name string) {
+	t.Helper()
+	ctx := context.Background()
+	snaps := wantSnapshots(t, d, name, "s1")
+	if snaps[0].Size <= 0 || snaps[0].Created.IsZero() {
+		t.Errorf("s1 of the stopped machine: %+v, want the size of its saved state and its time", snaps[0])
+	}
+	t.Logf("s1 listed while stopped: %d bytes, taken %v", snaps[0].Size, snaps[0].Created)
+	if err := d.DeleteSnapshot(ctx, name, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	wantSnapshots(t, d, name)
+}
+
+func wantSnapshots(t *testing.T, d *lima.Driver, name string, tags ...string) []resource.VMSnapshot {
+	t.Helper()
+	snaps, err := d.ListSnapshots(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]string, len(snaps))
+	for i, s := range snaps {
+		got[i] = s.Tag
+	}
+	if !slices.Equal(got, tags) {
+		t.Fatalf("snapshots %q, want %q", got, tags)
+	}
+	return snaps
 }
