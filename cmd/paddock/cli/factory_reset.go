@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"paddock.dev/paddock/app/autostart"
 	"paddock.dev/paddock/core/buildinfo"
 	"paddock.dev/paddock/core/instance"
+	"paddock.dev/paddock/core/logging"
 	"paddock.dev/paddock/platform/dockercontext"
 	"paddock.dev/paddock/platform/host"
 	"paddock.dev/paddock/platform/image"
@@ -172,11 +174,17 @@ func (r *resetter) removeVMs(ctx context.Context) bool {
 	if _, err := os.Stat(r.p.LimaHome); errors.Is(err, os.ErrNotExist) {
 		return true
 	}
-	log, err := r.c.Logger()
+	level, err := logging.ParseLevel(r.c.logLevel)
 	if err != nil {
 		r.fail("the VMs", err)
 		return false
 	}
+	if level == slog.LevelInfo {
+		// Lima says what it removes file by file: noise beside this
+		// command's own lines, shown from --log-level debug.
+		level = slog.LevelWarn
+	}
+	log := logging.New(r.c.stderr, level)
 	exe, err := buildinfo.Executable()
 	if err != nil {
 		r.fail("the VMs", err)

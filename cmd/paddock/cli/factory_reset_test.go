@@ -135,7 +135,13 @@ func TestFactoryResetRemovesEverythingOfTheInstance(t *testing.T) {
 		t.Fatalf("the other instance has only %v", theirs)
 	}
 
-	out := e.mustRun("factory-reset", "--force")
+	out, errOut, code := e.run("", "factory-reset", "--force")
+	if code != 0 {
+		t.Fatalf("factory-reset: exit %d %s", code, errOut)
+	}
+	if strings.Contains(errOut, "level=INFO") {
+		t.Errorf("factory-reset printed Lima's chatter:\n%s", errOut)
+	}
 	for _, want := range []string{
 		"stopped the daemon of instance default (pid ",
 		"removed the VM dev and its disk\n",
