@@ -136,6 +136,29 @@ DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y -qq --no-instal
 rm -f "$root/usr/sbin/policy-rc.d"
 t2=$(date +%s); log "TIMING apt-install $((t2 - t1))s"
 
+# unmount_root ends the chroot's work: apt's caches and lists, the logs and
+# the machine id (systemd makes one at the first boot) go.
+unmount_root() {
+	chroot "$root" apt-get clean
+	for m in proc sys dev; do umount "$root/$m"; done
+	rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/var/log/*.log
+	: >"$root/etc/machine-id"
+}
+
+# publish hands the built directory to the invoking user and renames it
+# into place, whole, then prints it.
+publish() {
+	if [ -n "${SUDO_UID:-}" ]; then
+		chown -R "$SUDO_UID:${SUDO_GID:-$SUDO_UID}" "$tmp"
+	fi
+	chmod 755 "$tmp"
+	touch "$tmp/.used"
+	mv -T "$tmp" "$out"
+	trap - EXIT
+	log "TIMING total $(($(date +%s) - t0))s"
+	echo "$out"
+}
+
 # The WSL2 variant: Debian's engines stay enabled (there is no kernel
 # command line to name one), the units that read the cidata disk are not
 # (Lima's boot scripts run through wsl.exe there), sshd makes its host keys
@@ -152,10 +175,7 @@ if [ "$variant" = wsl ]; then
 	chroot "$root" update-alternatives --set ip6tables /usr/sbin/ip6tables-legacy >&2
 	chroot "$root" systemctl mask systemd-networkd-wait-online.service apt-daily.timer apt-daily-upgrade.timer \
 		e2scrub_all.timer e2scrub_reap.service fstrim.timer dpkg-db-backup.timer >&2
-	chroot "$root" apt-get clean
-	for m in proc sys dev; do umount "$root/$m"; done
-	rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/var/log/*.log
-	: >"$root/etc/machine-id"
+	unmount_root
 	t3=$(date +%s); log "TIMING configure $((t3 - t2))s"
 	tar --numeric-owner --xattrs -C "$root" -czf "$tmp/rootfs.tar.gz" . >&2
 	rm -rf "$root"
@@ -168,15 +188,7 @@ images:
   arch: x86_64
 containerd: {system: false, user: false}
 YAML
-	if [ -n "${SUDO_UID:-}" ]; then
-		chown -R "$SUDO_UID:${SUDO_GID:-$SUDO_UID}" "$tmp"
-	fi
-	chmod 755 "$tmp"
-	touch "$tmp/.used"
-	mv -T "$tmp" "$out"
-	trap - EXIT
-	log "TIMING total $((t4 - t0))s"
-	echo "$out"
+	publish
 	exit 0
 fi
 
@@ -267,10 +279,7 @@ chroot "$root" modprobe --show-depends --set-version "$kver" -a virtio_pci virti
 done
 (cd "$initfs" && find . | LC_ALL=C sort | cpio --quiet -o -H newc) >"$tmp/initrd.img"
 rm -rf "$initfs"
-chroot "$root" apt-get clean
-for m in proc sys dev; do umount "$root/$m"; done
-rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/var/log/*.log
-: >"$root/etc/machine-id" # systemd generates one on first boot
+unmount_root
 cp -L "$root/vmlinuz" "$tmp/vmlinuz"
 t3=$(date +%s); log "TIMING configure $((t3 - t2))s"
 
@@ -303,12 +312,4 @@ firmware:
   legacyBIOS: true
 containerd: {system: false, user: false}
 YAML
-if [ -n "${SUDO_UID:-}" ]; then
-	chown -R "$SUDO_UID:${SUDO_GID:-$SUDO_UID}" "$tmp"
-fi
-chmod 755 "$tmp"
-touch "$tmp/.used"
-mv -T "$tmp" "$out"
-trap - EXIT
-log "TIMING total $((t4 - t0))s"
-echo "$out"
+publish
