@@ -148,6 +148,7 @@ func TestAppEndToEnd(t *testing.T) {
 		t.Fatalf("docker run: %q", out)
 	}
 	checkSharedFolders(t, e, readOnly)
+	checkShellAndSSHConfig(t, e)
 
 	// run: the context for the child only, its exit code passed through.
 	t.Setenv("DOCKER_HOST", "tcp://127.0.0.1:1")
@@ -278,4 +279,28 @@ func (e *env) vm2(ns, name string) *resource.VM {
 		e.t.Fatal(err)
 	}
 	return v
+}
+
+// checkShellAndSSHConfig reaches the running App's VM as a user does:
+// 'paddock shell -- CMD' passes the command's output and exit code, and
+// OpenSSH with 'paddock ssh-config' logs in as the host "paddock", as
+// editors' remote-SSH do.
+func checkShellAndSSHConfig(t *testing.T, e *env) {
+	t.Helper()
+	user := strings.TrimSpace(e.mustRun("shell", "--", "id", "-un"))
+	if user == "" || user == "root" {
+		t.Errorf("paddock shell runs as %q, want the VM's user", user)
+	}
+	if _, _, code := e.run("", "shell", "--", "sh", "-c", "exit 5"); code != 5 {
+		t.Errorf("paddock shell passed exit code %d, want 5", code)
+	}
+	config := filepath.Join(t.TempDir(), "ssh_config")
+	if err := os.WriteFile(config, []byte(e.mustRun("ssh-config")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ssh := exec.Command("ssh", "-F", config, "paddock", "id", "-un")
+	ssh.Env = e.environ()
+	if out, err := ssh.CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != user {
+		t.Errorf("ssh -F <(paddock ssh-config) paddock id -un: %v %q, want %q", err, out, user)
+	}
 }
