@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,7 +12,6 @@ import (
 
 	"paddock.dev/paddock/api"
 	"paddock.dev/paddock/core/resource"
-	"paddock.dev/paddock/core/store/gormstore"
 )
 
 func post(t *testing.T, h http.Handler, path string) (int, *resource.App, string) {
@@ -32,11 +30,7 @@ func post(t *testing.T, h http.Handler, path string) (int, *resource.App, string
 // TestAppStartAndStop runs the App's actions without its controller: the
 // writes and the waits' ends (a Settled written by hand, a timeout).
 func TestAppStartAndStop(t *testing.T) {
-	st, err := gormstore.Open(context.Background(), gormstore.Config{Dialector: gormstore.SQLite(filepath.Join(t.TempDir(), "db"))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t)
 	h := api.New(api.Config{Store: st}).Handler()
 
 	if code, _, body := post(t, h, "/api/v1alpha1/app/stop"); code != http.StatusNotFound || !strings.Contains(body, "NotFound") {

@@ -1,24 +1,18 @@
 package api_test
 
 import (
-	"context"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"paddock.dev/paddock/api"
-	"paddock.dev/paddock/core/store/gormstore"
 )
 
 // The OpenAPI document describes the App's shared folders: spec.mounts,
 // a list of a location and readOnly, optional, and spec.mountType with
 // its values.
 func TestOpenAPIDescribesTheAppsMounts(t *testing.T) {
-	st, err := gormstore.Open(context.Background(), gormstore.Config{Dialector: gormstore.SQLite(filepath.Join(t.TempDir(), "db"))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t)
 	doc := api.New(api.Config{Store: st}).OpenAPI()
 	spec := doc.Components.Schemas.Map()["AppSpec"]
 	if spec == nil {

@@ -5,24 +5,18 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
 	"paddock.dev/paddock/api"
 	"paddock.dev/paddock/core/resource"
-	"paddock.dev/paddock/core/store/gormstore"
 )
 
 // Every write takes ?dryRun=All: it is checked and answered as it would
 // be, and nothing is stored.
 func TestDryRunChecksWritesAndStoresNothing(t *testing.T) {
-	st, err := gormstore.Open(context.Background(), gormstore.Config{Dialector: gormstore.SQLite(filepath.Join(t.TempDir(), "db"))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t)
 	h := api.New(api.Config{Store: st}).Handler()
 	send := func(method, path, contentType, body string) (int, string) {
 		t.Helper()

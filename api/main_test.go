@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/glebarez/sqlite"
+
+	"paddock.dev/paddock/core/store/gormstore"
 )
 
 // envHoldDatabase makes the test binary the other process of a test: it
@@ -44,4 +47,16 @@ func holdDatabase(file string) error {
 	fmt.Println("held")
 	io.Copy(io.Discard, os.Stdin)
 	return nil
+}
+
+// openStore opens a SQLite store in t's temporary directory, closed when t
+// ends.
+func openStore(t testing.TB) *gormstore.DB {
+	t.Helper()
+	st, err := gormstore.Open(context.Background(), gormstore.Config{Dialector: gormstore.SQLite(filepath.Join(t.TempDir(), "db"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }

@@ -17,11 +17,7 @@ import (
 // The OpenAPI document describes how to reach a VM: its ssh parameters and
 // its logs, with the streams a client may ask for.
 func TestOpenAPIDescribesVMAccess(t *testing.T) {
-	st, err := gormstore.Open(context.Background(), gormstore.Config{Dialector: gormstore.SQLite(filepath.Join(t.TempDir(), "db"))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t)
 	doc := api.New(api.Config{Store: st}).OpenAPI()
 	ssh := doc.Paths["/api/v1alpha1/namespaces/{namespace}/vms/{name}/ssh"]
 	if ssh == nil || ssh.Get == nil {

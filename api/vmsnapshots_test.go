@@ -18,11 +18,7 @@ import (
 
 // The OpenAPI document describes a VM's snapshots as its subresource.
 func TestOpenAPIDescribesVMSnapshots(t *testing.T) {
-	st, err := gormstore.Open(context.Background(), gormstore.Config{Dialector: gormstore.SQLite(filepath.Join(t.TempDir(), "db"))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t)
 	doc := api.New(api.Config{Store: st}).OpenAPI()
 	base := "/api/v1alpha1/namespaces/{namespace}/vms/{name}/snapshots"
 	if p := doc.Paths[base]; p == nil || p.Get == nil || p.Post == nil {
@@ -117,11 +113,7 @@ func TestSnapshotRequestsRefusedBeforeTheDriver(t *testing.T) {
 
 // A daemon without a VM driver says so.
 func TestSnapshotsWithoutADriver(t *testing.T) {
-	st, err := gormstore.Open(context.Background(), gormstore.Config{Dialector: gormstore.SQLite(filepath.Join(t.TempDir(), "db"))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t)
 	rec := httptest.NewRecorder()
 	api.New(api.Config{Store: st}).Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1alpha1/namespaces/default/vms/dev/snapshots", nil))
 	if rec.Code != http.StatusInternalServerError || !strings.Contains(rec.Body.String(), "runs no VM driver") {
