@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -20,7 +21,7 @@ const (
 	// bannerWait bounds how long the shim waits for the guest's SSH server
 	// before it runs ssh anyway, which then fails as it would have.
 	bannerWait = time.Minute
-	// bannerPoll is the pause between two attempts to read the banner.
+	// bannerPoll is how often the shim tries again to read the banner.
 	bannerPoll = 200 * time.Millisecond
 	// bannerRead bounds one attempt to read the banner.
 	bannerRead = 3 * time.Second
@@ -113,27 +114,56 @@ func masterUp(path string) bool {
 	return true
 }
 
-// waitForBanner returns once addr answers with an SSH banner, or when ctx
-// ends.
-func waitForBanner(ctx context.Context, addr string) {
-	var d net.Dialer
+// waitForBanner reports, once addr answers with an SSH banner, true, and
+// false when ctx ends first. It dials again every bannerPoll without
+// waiting for the attempts still open: through QEMU's user network a
+// connection made before the guest's network was up waits out TCP's
+// back-off (1 s, 2 s, ...) before the guest sees it, where a fresh one
+// reaches a just-started sshd at once. Each attempt gives up after
+// bannerRead.
+func waitForBanner(ctx context.Context, addr string) bool {
+	var attempts sync.WaitGroup
+	defer attempts.Wait()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // before the Wait: it ends the attempts still open
+	found := make(chan struct{}, 1)
+	tick := time.NewTicker(bannerPoll)
+	defer tick.Stop()
 	for {
-		if c, err := d.DialContext(ctx, "tcp", addr); err == nil {
-			banner := make([]byte, 4)
-			if err = c.SetReadDeadline(time.Now().Add(bannerRead)); err == nil {
-				_, err = io.ReadFull(c, banner)
+		attempts.Go(func() {
+			if answersSSH(ctx, addr) {
+				select {
+				case found <- struct{}{}:
+				default:
+				}
 			}
-			c.Close()
-			if err == nil && string(banner) == "SSH-" {
-				return
-			}
-		}
+		})
 		select {
+		case <-found:
+			return true
 		case <-ctx.Done():
-			return
-		case <-time.After(bannerPoll):
+			return false
+		case <-tick.C:
 		}
 	}
+}
+
+// answersSSH reports whether a connection to addr reads an SSH banner
+// within bannerRead.
+func answersSSH(ctx context.Context, addr string) bool {
+	ctx, cancel := context.WithTimeout(ctx, bannerRead)
+	defer cancel()
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	stop := context.AfterFunc(ctx, func() { c.SetReadDeadline(time.Now()) })
+	defer stop()
+	banner := make([]byte, 4)
+	_, err = io.ReadFull(c, banner)
+	return err == nil && string(banner) == "SSH-"
 }
 
 // sshShimEnv returns the host agent's environment entries that put the ssh

@@ -1,6 +1,8 @@
 package lima
 
 import (
+	"context"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,5 +52,36 @@ func TestExecSSHRefusesToRunItself(t *testing.T) {
 	err = ExecSSH([]string{"-V"})
 	if err == nil || !strings.Contains(err.Error(), EnvRealSSH) || !strings.Contains(err.Error(), "shim itself") {
 		t.Fatalf("ExecSSH with itself as the real ssh: %v, want an error naming %s", err, EnvRealSSH)
+	}
+}
+
+// A connection that hangs, as one made through QEMU's user network before
+// the guest's network was up does while TCP backs off, does not hold the
+// wait: a later attempt reads the banner of the sshd that came up, well
+// before the hanging one would give up (bannerRead).
+func TestWaitForBannerIsNotHeldByAHangingAttempt(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for n := 0; ; n++ {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			if n == 0 {
+				defer c.Close() // the first hangs: it never gets a banner
+				continue
+			}
+			c.Write([]byte("SSH-2.0-OpenSSH_9.2\r\n"))
+			c.Close()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), bannerRead/2)
+	defer cancel()
+	if !waitForBanner(ctx, l.Addr().String()) {
+		t.Fatalf("no banner within %v: the hanging first attempt held the wait", bannerRead/2)
 	}
 }
