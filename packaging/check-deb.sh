@@ -54,8 +54,8 @@ done
 # The settings window: a program that runs, of the package's version; the
 # static paddock has none of its own.
 check test -x /usr/lib/paddock/paddock-settings
-settings_version=$(/usr/lib/paddock/paddock-settings version) && [ "$settings_version" = "$version" ] &&
-	ok "paddock-settings: $settings_version" || bad "/usr/lib/paddock/paddock-settings version: $settings_version, not $version"
+settings_version=$(/usr/lib/paddock/paddock-settings version --client) && [ "$settings_version" = "$version" ] &&
+	ok "paddock-settings: $settings_version" || bad "/usr/lib/paddock/paddock-settings version --client: $settings_version, not $version"
 if out=$(/usr/bin/paddock tray --settings 2>&1 </dev/null); then
 	bad "/usr/bin/paddock tray --settings ran: $out"
 elif grep -q 'built without the settings window' <<<"$out"; then
