@@ -53,12 +53,7 @@ var vmActions = []vmAction{
 			}
 			return `{"spec":{"running":true}}`
 		},
-		settled: func(_, now *resource.VM) bool {
-			if _, pending := now.Metadata.Annotations[resource.AnnotationRestartRequested]; pending {
-				return false
-			}
-			return conditionSettled(now, resource.VMRunning, resource.ReasonStarted, resource.ReasonStartFailed)
-		},
+		settled: func(_, now *resource.VM) bool { return startSettled(now) },
 	},
 	{
 		name:    "stop",
@@ -94,6 +89,15 @@ var vmActions = []vmAction{
 			return conditionSettled(now, resource.VMRunning, resource.ReasonStarted, resource.ReasonStartFailed)
 		},
 	},
+}
+
+// startSettled reports whether a start of vm ended, running or failed,
+// once the restart it may have asked for (startFailed) was taken.
+func startSettled(vm *resource.VM) bool {
+	if _, pending := vm.Metadata.Annotations[resource.AnnotationRestartRequested]; pending {
+		return false
+	}
+	return conditionSettled(vm, resource.VMRunning, resource.ReasonStarted, resource.ReasonStartFailed)
 }
 
 // startFailed reports whether vm should run and its last start, for its

@@ -97,8 +97,7 @@ func (s *Server) retryFailedStart(ctx context.Context, app *resource.App, wait b
 		return app, true, err
 	}
 	began := time.Now()
-	settled, err := s.waitFor(ctx, key, timeout, changed.GetMeta().ResourceVersion, func(now *resource.VM) bool { return vmActions[0].settled(nil, now) },
-		"the App's vm to start again")
+	settled, err := s.waitFor(ctx, key, timeout, changed.GetMeta().ResourceVersion, startSettled, "the App's vm to start again")
 	if err != nil {
 		return nil, true, err
 	}

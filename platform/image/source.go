@@ -169,10 +169,14 @@ func builtIn(cache string, wsl bool) []string {
 	return dirs
 }
 
+// EnvImageCache names a directory of the user's own that holds the built
+// images instead of the user's cache directory.
+const EnvImageCache = "PADDOCK_IMAGE_CACHE"
+
 // BuiltCache is where platform/linux/guestimage/build.sh keeps its images:
 // $PADDOCK_IMAGE_CACHE, else paddock/images in the user's cache directory.
 func BuiltCache() (string, error) {
-	if dir := os.Getenv("PADDOCK_IMAGE_CACHE"); dir != "" {
+	if dir := os.Getenv(EnvImageCache); dir != "" {
 		return dir, nil
 	}
 	return userCache("images")

@@ -36,7 +36,7 @@ import (
 func (d *Driver) ListSnapshots(ctx context.Context, name string) ([]resource.VMSnapshot, error) {
 	unlock := d.lockSnapshots(name)
 	defer unlock()
-	if _, err := d.snapshotTarget(name); err != nil {
+	if err := d.snapshotTarget(name); err != nil {
 		if errors.Is(err, errNoDisk) {
 			return []resource.VMSnapshot{}, nil
 		}
@@ -72,7 +72,7 @@ func (d *Driver) snapshotOp(ctx context.Context, verb, name, tag string, mustExi
 	}
 	unlock := d.lockSnapshots(name)
 	defer unlock()
-	if _, err := d.snapshotTarget(name); err != nil {
+	if err := d.snapshotTarget(name); err != nil {
 		if errors.Is(err, errNoDisk) {
 			return resource.Errorf(resource.ReasonConflict, "vm %s has no disk yet, so no snapshots: start it once first", name)
 		}
@@ -89,10 +89,7 @@ func (d *Driver) snapshotOp(ctx context.Context, verb, name, tag string, mustExi
 	case !mustExist && exists:
 		return resource.Errorf(resource.ReasonAlreadyExists, "vm %s has a snapshot %q already: delete it first, or choose another tag", name, tag)
 	}
-	if _, err := d.runHelperOutput(ctx, nil, "snapshot", verb, name, tag); err != nil {
-		return err
-	}
-	return nil
+	return d.runHelper(ctx, nil, "snapshot", verb, name, tag)
 }
 
 // errNoDisk: the machine never started, so it has no disk to snapshot.
@@ -101,26 +98,26 @@ var errNoDisk = errors.New("no disk yet")
 // snapshotTarget checks that the machine name can take snapshots now:
 // it exists, its VM type has them, it has a disk (errNoDisk), and it is
 // running or stopped, not half way between.
-func (d *Driver) snapshotTarget(name string) (Instance, error) {
+func (d *Driver) snapshotTarget(name string) error {
 	inst, err := d.Describe(name)
 	if err != nil {
-		return inst, err
+		return err
 	}
 	if !inst.Exists {
-		return inst, resource.Errorf(resource.ReasonConflict, "vm %s has no machine yet: start it once first", name)
+		return resource.Errorf(resource.ReasonConflict, "vm %s has no machine yet: start it once first", name)
 	}
 	if t := limayaml.VMType(inst.VMType); t == limayaml.VZ || t == limayaml.WSL2 {
-		return inst, resource.Errorf(resource.ReasonBadRequest, "vm %s runs on %s, which has no snapshots (Lima's %s driver does not take them); only QEMU VMs do", name, t, t)
+		return resource.Errorf(resource.ReasonBadRequest, "vm %s runs on %s, which has no snapshots (Lima's %s driver does not take them); only QEMU VMs do", name, t, t)
 	}
 	if _, err := os.Stat(filepath.Join(inst.Dir, filenames.DiffDisk)); errors.Is(err, fs.ErrNotExist) {
-		return inst, errNoDisk
+		return errNoDisk
 	} else if err != nil {
-		return inst, err
+		return err
 	}
 	if inst.HostAgentAlive != inst.DriverAlive {
-		return inst, resource.Errorf(resource.ReasonConflict, "vm %s is starting or stopping: take, apply or delete snapshots when it runs or is stopped", name)
+		return resource.Errorf(resource.ReasonConflict, "vm %s is starting or stopping: take, apply or delete snapshots when it runs or is stopped", name)
 	}
-	return inst, nil
+	return nil
 }
 
 // listSnapshots runs `paddock-lima snapshot list NAME` and reads its table.

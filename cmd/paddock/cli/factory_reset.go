@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -253,7 +254,7 @@ func (r *resetter) removeImages() {
 	}
 	cacheRoot := filepath.Dir(downloads)
 	caches := []struct{ what, dir string }{{"the downloaded guest images", downloads}}
-	if own := os.Getenv("PADDOCK_IMAGE_CACHE"); own != "" {
+	if own := os.Getenv(image.EnvImageCache); own != "" {
 		if _, err := os.Stat(own); err == nil {
 			fmt.Fprintf(r.c.stdout, "kept the built guest images %s: PADDOCK_IMAGE_CACHE names it, a directory of your own\n", own)
 		}
@@ -270,7 +271,7 @@ func (r *resetter) removeImages() {
 		r.fail("the guest images in "+cacheRoot, err)
 		return
 	}
-	others = without(others, r.p.Instance)
+	others = slices.DeleteFunc(others, func(n string) bool { return n == r.p.Instance })
 	for _, cache := range caches {
 		if len(others) > 0 {
 			if _, err := os.Stat(cache.dir); err == nil {
@@ -311,14 +312,4 @@ func ownDir(dir, parent string) error {
 		return fmt.Errorf("refusing to remove %s: it is not a directory of its own in %s", dir, parent)
 	}
 	return nil
-}
-
-func without(names []string, name string) []string {
-	out := names[:0:0]
-	for _, n := range names {
-		if n != name {
-			out = append(out, n)
-		}
-	}
-	return out
 }
