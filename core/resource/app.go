@@ -89,6 +89,7 @@ type AppSpec struct {
 	Namespace       string          `json:"namespace,omitempty" doc:"Namespace of the App's VM and template; paddock when empty. Immutable."`
 	// Mounts is nil for the default (the home folder) and empty for none.
 	Mounts    []AppMount `json:"mounts,omitzero" doc:"Host folders the VM shares, each at the same path in the guest, so that docker run -v finds them; the home folder (~), writable, when absent; [] shares none. On WSL2, WSL shares the Windows drives itself and this list is not used. A change restarts a running VM."`
+	Cold      bool       `json:"cold,omitempty" doc:"Stop the App's VM with a full shutdown and start it with a full boot, rather than saving its state at a stop and resuming it at the next start (see the VM's spec.cold)."`
 	MountType string     `json:"mountType,omitempty" enum:"9p,reverse-sshfs" doc:"How QEMU shares the folders: 9p or reverse-sshfs; the faster (9p) when empty. VZ always uses virtiofs, WSL2 its own mounts."`
 }
 

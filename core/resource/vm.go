@@ -18,6 +18,8 @@ const (
 	ReasonReconciling  = "Reconciling"
 	ReasonStarting     = "Starting"
 	ReasonStarted      = "Started"
+	ReasonResumed      = "Resumed"
+	ReasonColdBoot     = "ColdBoot"
 	ReasonStopped      = "Stopped"
 	ReasonStartFailed  = "StartFailed"
 	ReasonStopFailed   = "StopFailed"
@@ -59,7 +61,14 @@ type VMSpec struct {
 	Running     bool           `json:"running,omitempty" doc:"Whether the VM should run."`
 	TemplateRef string         `json:"templateRef,omitempty" doc:"Name of a ConfigMap in the VM's namespace whose 'template' key holds a complete lima.yaml."`
 	Params      map[string]any `json:"params,omitempty" doc:"Fields merged over the template, in lima.yaml's structure."`
+	Cold        bool           `json:"cold,omitempty" doc:"Stop with a full shutdown and start with a full boot. When false, a stop saves the running VM's state (QEMU VMs) and the next start resumes it; a state that does not fit the VM any more is dropped and the VM boots, saying why in its Running condition."`
 }
+
+// VMStartedReasons are the reasons of a Running condition that is True:
+// the machine resumed a saved state, or booted (ColdBoot, with why it did
+// not resume), or Started, which the controllers of earlier versions
+// recorded for both.
+var VMStartedReasons = []string{ReasonResumed, ReasonColdBoot, ReasonStarted}
 
 // VMStatus is what the VM's controller reports.
 type VMStatus struct {
