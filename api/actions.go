@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -27,13 +28,27 @@ type actionInput struct {
 	Timeout   string `query:"timeout" doc:"How long to wait, e.g. 90s or 10m; 0 waits forever. Default 10m." example:"10m"`
 }
 
+// coldActionInput is the input of a start or a stop, which also sets
+// spec.cold: actionInput's fields (the API's schema does not flatten an
+// embedded struct) and cold.
+type coldActionInput struct {
+	Namespace string `path:"namespace"`
+	Name      string `path:"name"`
+	Wait      bool   `query:"wait" doc:"Answer once the action has taken effect (or failed) rather than at once."`
+	Timeout   string `query:"timeout" doc:"How long to wait, e.g. 90s or 10m; 0 waits forever. Default 10m." example:"10m"`
+	Cold      bool   `query:"cold" doc:"Set spec.cold: a stop shuts the VM down fully rather than saving its state, a start boots it fully rather than resuming a saved state. Default false: a stop saves, a start resumes."`
+}
+
 // vmAction is one of the VM convenience endpoints: a change to the VM, and
 // the state that says it took effect.
 type vmAction struct {
 	name    string
 	summary string
-	// change returns the merge patch to apply, given the VM before.
-	change func(*resource.VM) string
+	// takesCold says whether the action takes ?cold= (start and stop).
+	takesCold bool
+	// change returns the merge patch to apply, given the VM before and
+	// ?cold=.
+	change func(before *resource.VM, cold bool) string
 	// settled reports whether the VM reached the action's end, given the
 	// VM before the change.
 	settled func(before, now *resource.VM) bool
@@ -42,23 +57,28 @@ type vmAction struct {
 var vmActions = []vmAction{
 	{
 		name: "start",
-		summary: "Start a VM: set spec.running, and with wait=true answer once it runs or its start failed. " +
-			"A VM whose start failed is tried again.",
-		change: func(before *resource.VM) string {
+		summary: "Start a VM: set spec.running (and spec.cold to ?cold=), and with wait=true answer once it runs or its start failed. " +
+			"A VM whose state a stop saved resumes it unless cold=true. A VM whose start failed is tried again.",
+		takesCold: true,
+		change: func(before *resource.VM, cold bool) string {
 			if startFailed(before) {
 				// A failed start is tried again only on a change or a
 				// restart request: ask for one, as a user who fixed the
 				// cause means.
-				return annotate(resource.AnnotationRestartRequested)
+				return annotateAndSet(resource.AnnotationRestartRequested, map[string]any{"cold": cold})
 			}
-			return `{"spec":{"running":true}}`
+			return fmt.Sprintf(`{"spec":{"running":true,"cold":%t}}`, cold)
 		},
 		settled: func(_, now *resource.VM) bool { return startSettled(now) },
 	},
 	{
-		name:    "stop",
-		summary: "Stop a VM: clear spec.running, and with wait=true answer once it stopped",
-		change:  func(*resource.VM) string { return `{"spec":{"running":false}}` },
+		name: "stop",
+		summary: "Stop a VM: clear spec.running (and set spec.cold to ?cold=), and with wait=true answer once it stopped. " +
+			"A running QEMU VM's state is saved, for the next start to resume, unless cold=true.",
+		takesCold: true,
+		change: func(_ *resource.VM, cold bool) string {
+			return fmt.Sprintf(`{"spec":{"running":false,"cold":%t}}`, cold)
+		},
 		settled: func(_, now *resource.VM) bool {
 			return conditionSettled(now, resource.VMRunning, resource.ReasonStopped, resource.ReasonStopFailed)
 		},
@@ -66,7 +86,7 @@ var vmActions = []vmAction{
 	{
 		name:    "restart",
 		summary: "Restart a running VM, and with wait=true answer once it runs again (status.restartCount went up) or failed",
-		change:  func(*resource.VM) string { return annotate(resource.AnnotationRestartRequested) },
+		change:  func(*resource.VM, bool) string { return annotate(resource.AnnotationRestartRequested) },
 		settled: func(before, now *resource.VM) bool {
 			if _, pending := now.Metadata.Annotations[resource.AnnotationRestartRequested]; pending {
 				return false
@@ -78,7 +98,7 @@ var vmActions = []vmAction{
 	{
 		name:    "reset",
 		summary: "Make a VM's machine anew from its template (its disk is lost), and with wait=true answer once that is done",
-		change:  func(*resource.VM) string { return annotate(resource.AnnotationResetRequested) },
+		change:  func(*resource.VM, bool) string { return annotate(resource.AnnotationResetRequested) },
 		settled: func(_, now *resource.VM) bool {
 			if _, pending := now.Metadata.Annotations[resource.AnnotationResetRequested]; pending {
 				return false
@@ -86,7 +106,7 @@ var vmActions = []vmAction{
 			if !now.Spec.Running {
 				return conditionSettled(now, resource.VMCreated, resource.ReasonCreated, resource.ReasonCreateFailed)
 			}
-			return conditionSettled(now, resource.VMRunning, resource.ReasonStarted, resource.ReasonStartFailed)
+			return conditionSettled(now, resource.VMRunning, startEnds...)
 		},
 	},
 }
@@ -97,8 +117,12 @@ func startSettled(vm *resource.VM) bool {
 	if _, pending := vm.Metadata.Annotations[resource.AnnotationRestartRequested]; pending {
 		return false
 	}
-	return conditionSettled(vm, resource.VMRunning, resource.ReasonStarted, resource.ReasonStartFailed)
+	return conditionSettled(vm, resource.VMRunning, startEnds...)
 }
+
+// startEnds are the reasons of a Running condition that end a start: one
+// of resource.VMStartedReasons, or StartFailed.
+var startEnds = append(slices.Clone(resource.VMStartedReasons), resource.ReasonStartFailed)
 
 // startFailed reports whether vm should run and its last start, for its
 // current generation, failed.
@@ -106,8 +130,16 @@ func startFailed(vm *resource.VM) bool {
 	return vm.Spec.Running && conditionSettled(vm, resource.VMRunning, resource.ReasonStartFailed)
 }
 
-func annotate(a string) string {
-	data, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{a: time.Now().UTC().Format(time.RFC3339Nano)}}})
+func annotate(a string) string { return annotateAndSet(a, nil) }
+
+// annotateAndSet returns the merge patch that sets annotation a to now
+// and, when spec is not empty, those spec fields.
+func annotateAndSet(a string, spec map[string]any) string {
+	patch := map[string]any{"metadata": map[string]any{"annotations": map[string]string{a: time.Now().UTC().Format(time.RFC3339Nano)}}}
+	if len(spec) > 0 {
+		patch["spec"] = spec
+	}
+	data, _ := json.Marshal(patch)
 	return string(data)
 }
 
@@ -122,15 +154,22 @@ func conditionSettled(vm *resource.VM, t string, reasons ...string) bool {
 func (s *Server) registerVMActions() {
 	k := resource.KindVM
 	for _, a := range vmActions {
-		huma.Register(s.api, huma.Operation{
+		op := huma.Operation{
 			OperationID: a.name + "-vm",
 			Method:      http.MethodPost,
 			Path:        wire.Base + "/namespaces/{namespace}/vms/{name}/" + a.name,
 			Summary:     a.summary,
 			Tags:        []string{k.Plural},
 			Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusGatewayTimeout},
-		}, func(ctx context.Context, in *actionInput) (*objectOutput[*resource.VM], error) {
-			return respond[*resource.VM](s.runAction(ctx, a, in))
+		}
+		if a.takesCold {
+			huma.Register(s.api, op, func(ctx context.Context, in *coldActionInput) (*objectOutput[*resource.VM], error) {
+				return respond[*resource.VM](s.runAction(ctx, a, &actionInput{in.Namespace, in.Name, in.Wait, in.Timeout}, in.Cold))
+			})
+			continue
+		}
+		huma.Register(s.api, op, func(ctx context.Context, in *actionInput) (*objectOutput[*resource.VM], error) {
+			return respond[*resource.VM](s.runAction(ctx, a, in, false))
 		})
 	}
 }
@@ -148,7 +187,7 @@ func actionTimeout(param string) (time.Duration, error) {
 	return d, nil
 }
 
-func (s *Server) runAction(ctx context.Context, a vmAction, in *actionInput) (resource.Object, error) {
+func (s *Server) runAction(ctx context.Context, a vmAction, in *actionInput, cold bool) (resource.Object, error) {
 	timeout, err := actionTimeout(in.Timeout)
 	if err != nil {
 		return nil, err
@@ -162,7 +201,7 @@ func (s *Server) runAction(ctx context.Context, a vmAction, in *actionInput) (re
 	if before.Metadata.Terminating() {
 		return nil, resource.Errorf(resource.ReasonForbidden, "vm %s is being deleted", in.Name)
 	}
-	changed, err := s.store.Patch(ctx, key, []byte(a.change(before)))
+	changed, err := s.store.Patch(ctx, key, []byte(a.change(before, cold)))
 	if err != nil || !in.Wait {
 		return changed, err
 	}

@@ -19,13 +19,16 @@ import (
 type appActionInput struct {
 	Wait    bool   `query:"wait" doc:"Answer once the App is Settled for this change (or failed) rather than at once."`
 	Timeout string `query:"timeout" doc:"How long to wait, e.g. 90s or 10m; 0 waits forever. Default 10m." example:"10m"`
+	Cold    bool   `query:"cold" doc:"Set spec.cold: a stop shuts the App's VM down fully rather than saving its state, a start boots it fully rather than resuming a saved state. Default false: a stop saves, a start resumes."`
 }
 
 func (s *Server) registerAppActions() {
 	for _, running := range []bool{true, false} {
-		name, summary := "start", "Start the App, creating it when missing: set spec.running (an App whose start failed is tried again), and with wait=true answer once it is Settled or failed"
+		name, summary := "start", "Start the App, creating it when missing: set spec.running and spec.cold (an App whose start failed is tried again), and with wait=true answer once it is Settled or failed. "+
+			"Its VM resumes the state the last stop saved unless cold=true."
 		if !running {
-			name, summary = "stop", "Stop the App: clear spec.running, and with wait=true answer once it is Settled (stopped) or failed"
+			name, summary = "stop", "Stop the App: clear spec.running and set spec.cold, and with wait=true answer once it is Settled (stopped) or failed. "+
+				"Its VM's state is saved, for the next start to resume, unless cold=true (a QEMU VM; others shut down)."
 		}
 		huma.Register(s.api, huma.Operation{
 			OperationID: name + "-app",
@@ -40,8 +43,10 @@ func (s *Server) registerAppActions() {
 	}
 }
 
-// runAppAction sets the App's spec.running (creating a running App when
-// there is none; stopping a missing App is NotFound) and waits as asked.
+// runAppAction sets the App's spec.running and spec.cold (creating a
+// running App when there is none; stopping a missing App is NotFound) and
+// waits as asked. A start of a running App sets spec.cold alone, which
+// restarts nothing.
 func (s *Server) runAppAction(ctx context.Context, running bool, in *appActionInput) (resource.Object, error) {
 	timeout, err := actionTimeout(in.Timeout)
 	if err != nil {
@@ -54,19 +59,22 @@ func (s *Server) runAppAction(ctx context.Context, running bool, in *appActionIn
 	case resource.IsNotFound(err) && running:
 		a := resource.NewObject(resource.KindApp).(*resource.App)
 		a.Metadata.Name = resource.AppName
-		a.Spec.Running = true
+		a.Spec.Running, a.Spec.Cold = true, in.Cold
 		changed, err = s.create(ctx, resource.KindApp, "", a)
 	case err != nil:
 		return nil, err
 	case obj.GetMeta().Terminating():
 		return nil, resource.Errorf(resource.ReasonForbidden, "the App is being deleted; start it again once it is gone")
+	case running && obj.(*resource.App).Spec.Running && obj.(*resource.App).Spec.Cold != in.Cold:
+		// Its VM takes the change, and so tries a failed start again.
+		changed, err = s.store.Patch(ctx, key, fmt.Appendf(nil, `{"spec":{"cold":%t}}`, in.Cold))
 	case running && obj.(*resource.App).Spec.Running:
 		if out, retried, err := s.retryFailedStart(ctx, obj.(*resource.App), in.Wait, timeout); retried || err != nil {
 			return out, err
 		}
 		changed = obj
 	default:
-		changed, err = s.store.Patch(ctx, key, fmt.Appendf(nil, `{"spec":{"running":%t}}`, running))
+		changed, err = s.store.Patch(ctx, key, fmt.Appendf(nil, `{"spec":{"running":%t,"cold":%t}}`, running, in.Cold))
 	}
 	if err != nil || !in.Wait {
 		return changed, err

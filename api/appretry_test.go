@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -80,7 +81,8 @@ func TestStartAgainRetriesAFailedStart(t *testing.T) {
 	if code, _, body := post(t, h, vmStart); code != http.StatusOK || !strings.Contains(body, "no memory") {
 		t.Fatalf("the VM's first start: %d %s", code, body)
 	}
-	if code, _, body := post(t, h, vmStart); code != http.StatusOK || !strings.Contains(body, `"reason":"Started"`) {
+	code, vm, body := postVM(t, h, vmStart)
+	if c := meta.FindStatusCondition(vm.Status.Conditions, resource.VMRunning); code != http.StatusOK || c == nil || c.Status != "True" || !slices.Contains(resource.VMStartedReasons, c.Reason) {
 		t.Fatalf("the VM's start after the cause was gone: %d %s", code, body)
 	}
 }

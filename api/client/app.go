@@ -16,13 +16,13 @@ import (
 // AppAction asks the App to start (creating it when missing) or stop. With
 // WaitAtMost, the answer comes once the App is Settled for the change or
 // failed (AppFailed says which), or with a Timeout error; with NoWait, at
-// once.
-func (c *Client) AppAction(ctx context.Context, action string, w Await) (*resource.App, error) {
+// once. Cold sets the App's spec.cold (false without it).
+func (c *Client) AppAction(ctx context.Context, action string, w Await, opts ...ActionOption) (*resource.App, error) {
 	if c.dryRun {
 		return nil, errNoDryRun
 	}
 	out := &resource.App{}
-	return out, c.do(ctx, http.MethodPost, wire.Base+"/app/"+action+"?"+w.query(), "", nil, out)
+	return out, c.do(ctx, http.MethodPost, wire.Base+"/app/"+action+"?"+actionQuery(w, opts), "", nil, out)
 }
 
 // WaitApp follows the App until it settled after its last change (see

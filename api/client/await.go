@@ -20,10 +20,10 @@ var NoWait = Await{}
 // passed (0: no limit), which ends the call with a Timeout error.
 func WaitAtMost(d time.Duration) Await { return Await{wait: true, timeout: d} }
 
-// query is the action request's query string.
-func (w Await) query() string {
+// values are the action request's query parameters that say how to wait.
+func (w Await) values() url.Values {
 	if !w.wait {
-		return ""
+		return url.Values{}
 	}
-	return url.Values{"wait": {"true"}, "timeout": {w.timeout.String()}}.Encode()
+	return url.Values{"wait": {"true"}, "timeout": {w.timeout.String()}}
 }

@@ -294,11 +294,12 @@ func problemOf(resp *http.Response) error {
 // VMAction asks a VM to start, stop, restart or reset. With WaitAtMost,
 // the answer comes once the action took effect or failed (the VM's
 // conditions say which), or with a Timeout error; with NoWait, at once.
-func (c *Client) VMAction(ctx context.Context, ns, name, action string, w Await) (*resource.VM, error) {
+// Cold sets the spec.cold of a start or a stop (false without it).
+func (c *Client) VMAction(ctx context.Context, ns, name, action string, w Await, opts ...ActionOption) (*resource.VM, error) {
 	if c.dryRun {
 		return nil, errNoDryRun
 	}
-	path := wire.ObjectPath(resource.KindVM, namespaceOf(resource.KindVM, ns), name) + "/" + action + "?" + w.query()
+	path := wire.ObjectPath(resource.KindVM, namespaceOf(resource.KindVM, ns), name) + "/" + action + "?" + actionQuery(w, opts)
 	out := &resource.VM{}
 	return out, c.do(ctx, http.MethodPost, path, "", nil, out)
 }
