@@ -599,3 +599,37 @@ func TestATemplateLeftByAnInterruptedRunIsReused(t *testing.T) {
 		t.Fatalf("the App's templates: %d (%v); want the one left behind", len(cms), err)
 	}
 }
+
+// The App's spec.cold is its VM's: set when the VM is made and when it
+// changes. A change of it alone restarts nothing: the VM keeps running its
+// template, and the App settles again at once.
+func TestTheAppPassesColdToItsVMAndAChangeOfItRestartsNothing(t *testing.T) {
+	e := start(t, true)
+	e.engine.set(true)
+	a := e.createApp(resource.AppSpec{Running: true, Cold: true, CPUs: 1, Memory: "1GiB"})
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
+	v := e.getVM()
+	if !v.Spec.Cold {
+		t.Fatalf("the App's VM was made with spec %+v; want cold", v.Spec)
+	}
+	ref, restarts, template := v.Spec.TemplateRef, v.Status.RestartCount, e.template()
+
+	for _, cold := range []bool{false, true} {
+		a = e.patchApp(fmt.Sprintf(`{"spec":{"cold":%t}}`, cold))
+		e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
+		v = e.getVM()
+		if v.Spec.Cold != cold || !v.Spec.Running {
+			t.Fatalf("after the App's cold became %t the VM's spec is %+v", cold, v.Spec)
+		}
+		if v.Spec.TemplateRef != ref || v.Status.RestartCount != restarts || e.template() != template {
+			t.Fatalf("a change of cold alone restarted the VM: templateRef %q (was %q), restarts %d (were %d)", v.Spec.TemplateRef, ref, v.Status.RestartCount, restarts)
+		}
+	}
+
+	// A stop carries it too.
+	a = e.patchApp(`{"spec":{"running":false,"cold":false}}`)
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonStopped)
+	if v = e.getVM(); v.Spec.Cold || v.Spec.Running {
+		t.Fatalf("after a stop without cold the VM's spec is %+v", v.Spec)
+	}
+}

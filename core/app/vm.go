@@ -84,9 +84,9 @@ func desiredParams(app *resource.App) map[string]any {
 }
 
 // ensureVM creates the App's VM, or brings the spec fields the App owns
-// (running, templateRef, the sizes among params) to what the App says, by
-// a merge patch of those fields alone. It returns the VM as written, nil
-// when there is none.
+// (running, cold, templateRef, the sizes among params) to what the App
+// says, by a merge patch of those fields alone. It returns the VM as
+// written, nil when there is none.
 func (c *Controller) ensureVM(ctx context.Context, app *resource.App, src *resource.ConfigMap) (*resource.VM, error) {
 	vm, err := c.ownedVM(ctx, app)
 	if err != nil {
@@ -97,7 +97,7 @@ func (c *Controller) ensureVM(ctx context.Context, app *resource.App, src *resou
 		nv := &resource.VM{
 			TypeMeta: resource.TypeMeta{APIVersion: resource.APIVersion, Kind: resource.KindVM.Name},
 			Metadata: resource.ObjectMeta{Name: key.Name, Namespace: key.Namespace, Labels: map[string]string{LabelApp: app.Metadata.Name}},
-			Spec:     resource.VMSpec{Running: app.Spec.Running, TemplateRef: src.Metadata.Name, Params: desiredParams(app)},
+			Spec:     resource.VMSpec{Running: app.Spec.Running, Cold: app.Spec.Cold, TemplateRef: src.Metadata.Name, Params: desiredParams(app)},
 		}
 		controller.Own(nv, app)
 		out, err := c.store.Create(ctx, nv)
@@ -148,6 +148,10 @@ func specPatch(app *resource.App, vm *resource.VM, templateRef string) ([]byte, 
 	spec := map[string]any{}
 	if vm.Spec.Running != app.Spec.Running {
 		spec["running"] = app.Spec.Running
+	}
+	// How the VM stops and starts: a change restarts nothing.
+	if vm.Spec.Cold != app.Spec.Cold {
+		spec["cold"] = app.Spec.Cold
 	}
 	if vm.Spec.TemplateRef != templateRef {
 		spec["templateRef"] = templateRef
