@@ -1,0 +1,87 @@
+package engineproxy
+
+import (
+	"context"
+	"io"
+	"net"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// The proxy's own cost, without a VM: a ping's round trip and a 1 GiB
+// load, straight to the engine's socket, through the proxy, and through a
+// plain byte relay (the least a process in the middle costs; it cannot see
+// requests, so it could neither refuse a bind nor wake the App).
+//
+//	go test -run XXX -bench . ./platform/engineproxy
+func BenchmarkPing(b *testing.B) {
+	for name, socket := range benchSockets(b) {
+		b.Run(name, func(b *testing.B) {
+			c := client(socket)
+			for b.Loop() {
+				resp, err := c.Get("http://docker/_ping")
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		})
+	}
+}
+
+func BenchmarkLoad1GiB(b *testing.B) {
+	const size = 1 << 30
+	for name, socket := range benchSockets(b) {
+		b.Run(name, func(b *testing.B) {
+			c := client(socket)
+			b.SetBytes(size)
+			for b.Loop() {
+				resp, err := c.Post("http://docker/v1.41/images/load", "application/x-tar", io.NopCloser(io.LimitReader(zeros{}, size)))
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		})
+	}
+}
+
+// benchSockets are an engine's socket, the proxy's in front of it, and a
+// byte relay's.
+func benchSockets(b *testing.B) map[string]string {
+	p := &Proxy{}
+	proxy, _ := setup(b, p)
+	relay := filepath.Join(filepath.Dir(proxy), "relay.sock")
+	l, err := net.Listen("unix", relay)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { l.Close() })
+	go byteRelay(l, p.Engine)
+	return map[string]string{"direct": p.Engine, "proxy": proxy, "relay": relay}
+}
+
+// byteRelay joins each connection to l to a new one to the socket target.
+func byteRelay(l net.Listener, target string) {
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			defer c.Close()
+			t, err := (&net.Dialer{}).DialContext(context.Background(), "unix", target)
+			if err != nil {
+				return
+			}
+			defer t.Close()
+			var wg sync.WaitGroup
+			wg.Go(func() { io.Copy(t, c); t.(*net.UnixConn).CloseWrite() })
+			wg.Go(func() { io.Copy(c, t); c.(*net.UnixConn).CloseWrite() })
+			wg.Wait()
+		}()
+	}
+}
