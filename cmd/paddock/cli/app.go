@@ -12,8 +12,12 @@ import (
 	"paddock.dev/paddock/core/resource"
 )
 
-// appFlags are the wait flags of the App's commands.
-type appFlags struct{ waitFlags }
+// appFlags are the wait flags of the App's commands, and --cold of its
+// start and stop.
+type appFlags struct {
+	waitFlags
+	cold bool
+}
 
 func (f *appFlags) add(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.wait, "wait", true, "wait until the App is Settled for this change (or failed)")
@@ -39,14 +43,18 @@ the host through a socket in the instance's short directory and a docker
 context named after the instance. The App is created with its defaults
 when there is none ('paddock set' changes them). An App whose start
 failed is tried again, once you have fixed the cause. Waits until the App is
-Settled, or failed (exit 1), or --timeout ran out (exit 4).`,
+Settled, or failed (exit 1), or --timeout ran out (exit 4).
+
+` + coldStartHelp,
+		Example: `  paddock start
+  paddock start --cold`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cl, err := c.Client(cmd.Context())
 			if err != nil {
 				return err
 			}
-			a, err := cl.AppAction(cmd.Context(), "start", client.NoWait)
+			a, err := cl.AppAction(cmd.Context(), "start", client.NoWait, client.Cold(f.cold))
 			if err != nil {
 				return err
 			}
@@ -54,6 +62,7 @@ Settled, or failed (exit 1), or --timeout ran out (exit 4).`,
 		},
 	}
 	f.add(cmd)
+	cmd.Flags().BoolVar(&f.cold, "cold", false, coldFlagStart)
 	return cmd
 }
 
@@ -61,14 +70,20 @@ func newAppStopCmd(c *cli) *cobra.Command {
 	var f appFlags
 	cmd := &cobra.Command{
 		Use:   "stop",
-		Short: "Stop the App's VM; with no App, do nothing",
-		Args:  noArgs,
+		Short: "Stop the App's VM, saving its state for the next start to resume; with no App, do nothing",
+		Long: `Stop the App's VM. Waits until the App is Settled, or failed (exit 1), or
+--timeout ran out (exit 4). With no App, it does nothing.
+
+` + coldStopHelp,
+		Example: `  paddock stop
+  paddock stop --cold`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cl, err := c.Client(cmd.Context())
 			if err != nil {
 				return err
 			}
-			a, err := cl.AppAction(cmd.Context(), "stop", client.NoWait)
+			a, err := cl.AppAction(cmd.Context(), "stop", client.NoWait, client.Cold(f.cold))
 			if resource.IsNotFound(err) {
 				fmt.Fprintln(c.stdout, "there is no App: nothing to stop")
 				return nil
@@ -80,11 +95,14 @@ func newAppStopCmd(c *cli) *cobra.Command {
 		},
 	}
 	f.add(cmd)
+	cmd.Flags().BoolVar(&f.cold, "cold", false, coldFlagStop)
 	return cmd
 }
 
 // settle waits, when asked, until the App settled after the change that
-// made a, and says so.
+// made a, and says so: for a running App, how its VM started (resumed, or
+// booted cold and why); for a stopped one, what its VM's Running
+// condition says (whether its state is saved).
 func (c *cli) settle(ctx context.Context, cl *client.Client, a *resource.App, f appFlags, done string) error {
 	if !f.wait {
 		fmt.Fprintf(c.stdout, "%s (not waiting)\n", done)
@@ -94,8 +112,15 @@ func (c *cli) settle(ctx context.Context, cl *client.Client, a *resource.App, f 
 	if err != nil {
 		return err
 	}
-	s := meta.FindStatusCondition(a.Status.Conditions, resource.AppSettled)
-	fmt.Fprintf(c.stdout, "%s: %s\n", done, s.Message)
+	msg := meta.FindStatusCondition(a.Status.Conditions, resource.AppSettled).Message
+	running := meta.FindStatusCondition(a.Status.Conditions, resource.AppRunning)
+	switch how := howStarted(running); {
+	case how != "":
+		msg += " (" + how + ")"
+	case !a.Spec.Running && running != nil && running.Reason == resource.ReasonStopped && running.Message != "":
+		msg = running.Message
+	}
+	fmt.Fprintf(c.stdout, "%s: %s\n", done, msg)
 	return nil
 }
 

@@ -37,7 +37,11 @@ type daemonState struct {
 type appState struct {
 	// Status is the App's phase, with the reason and message of the
 	// condition it was read from (appStatus).
-	Status      string `json:"status"`
+	Status string `json:"status"`
+	// VMState says what the VM's Running condition says (runningLine):
+	// how it last started (resumed, or booted cold and why), or, stopped,
+	// whether its state is saved.
+	VMState     string `json:"vmState"`
 	Phase       string `json:"phase"`
 	Wanted      string `json:"wanted"`
 	Engine      string `json:"engine"`
@@ -123,7 +127,7 @@ func (v *statusView) read(ctx context.Context, cl *client.Client, p instance.Pat
 	phase, _ := a.PhaseAndCondition()
 	engine := a.Spec.ContainerEngine.Name
 	s := &appState{
-		Status: appStatus(a), Phase: phase,
+		Status: appStatus(a), VMState: runningLine(meta.FindStatusCondition(a.Status.Conditions, resource.AppRunning)), Phase: phase,
 		Wanted: map[bool]string{true: "running", false: "stopped"}[a.Spec.Running],
 		Engine: engine, Socket: resource.EngineSocket(p.ShortDir, engine),
 		CPUs: a.Spec.CPUs, Memory: a.Spec.Memory, Disk: a.Spec.Disk,
@@ -166,6 +170,12 @@ func (v *statusView) print(w io.Writer, output string) error {
 		return err
 	}
 	line := func(k, v string) { fmt.Fprintf(w, "%-13s%s\n", k+":", v) }
+	older := func(c *metav1.Condition) string {
+		if c != nil && !resource.ConditionCurrent(c, v.App.app.Metadata.Generation) {
+			return " [for an older change]"
+		}
+		return ""
+	}
 	if !v.Daemon.Running {
 		line("Daemon", fmt.Sprintf("not running (nothing answers on %s); 'paddock start' starts it and the App", v.Daemon.Socket))
 		return nil
@@ -186,15 +196,12 @@ func (v *statusView) print(w io.Writer, output string) error {
 		if cond.Message != "" {
 			out += ": " + cond.Message
 		}
-		if !resource.ConditionCurrent(cond, a.Metadata.Generation) {
-			out += " [for an older change]"
-		}
-		return out
+		return out + older(cond)
 	}
 	line("Status", s.Status)
 	line("Settled", state(resource.AppSettled))
 	line("Wanted", s.Wanted)
-	line("Running", state(resource.AppRunning))
+	line("Running", s.VMState+older(meta.FindStatusCondition(a.Status.Conditions, resource.AppRunning)))
 	line("Engine", s.Engine+": "+state(resource.AppContainerEngineReady))
 	line("Socket", s.Socket)
 	if s.Context != "" {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/yaml"
 
 	"paddock.dev/paddock/api/client"
@@ -71,8 +72,8 @@ func newVMCmd(c *cli) *cobra.Command {
 		newVMCreateCmd(c),
 		newVMListCmd(c),
 		newVMGetCmd(c),
-		newVMActionCmd(c, "start", "Start a VM and wait until it runs; a VM whose start failed is tried again"),
-		newVMActionCmd(c, "stop", "Stop a VM gracefully and wait until it stopped"),
+		newVMActionCmd(c, "start", "Start a VM, resuming its saved state, and wait until it runs; a VM whose start failed is tried again"),
+		newVMActionCmd(c, "stop", "Stop a VM, saving its state for the next start to resume, and wait until it stopped"),
 		newVMActionCmd(c, "restart", "Restart a VM and wait until it runs again"),
 		newVMActionCmd(c, "reset", "Make a VM's machine anew from its template (its disk is lost)"),
 		newVMDeleteCmd(c),
@@ -301,12 +302,22 @@ func newVMGetCmd(c *cli) *cobra.Command {
 	return cmd
 }
 
+// vmColdHelp is the help of the VM actions that take --cold: their long
+// help and the flag's.
+var vmColdHelp = map[string][2]string{
+	"start": {"Start a VM and wait until it runs; a VM whose start failed is tried again.\n\n" + coldStartHelp, coldFlagStart},
+	"stop":  {"Stop a VM gracefully and wait until it stopped.\n\n" + coldStopHelp, coldFlagStop},
+}
+
 func newVMActionCmd(c *cli, action, short string) *cobra.Command {
 	var f vmFlags
+	var cold bool
 	starts := action == "start" || action == "restart"
+	help, takesCold := vmColdHelp[action]
 	cmd := &cobra.Command{
 		Use:   action + " NAME",
 		Short: short,
+		Long:  help[0],
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cl, err := c.Client(cmd.Context())
@@ -318,7 +329,11 @@ func newVMActionCmd(c *cli, action, short string) *cobra.Command {
 			if starts {
 				stop = c.showProgress(cmd.Context(), cl, f, ns, args[0])
 			}
-			vm, err := cl.VMAction(cmd.Context(), ns, args[0], action, f.await())
+			var opts []client.ActionOption
+			if takesCold {
+				opts = append(opts, client.Cold(cold))
+			}
+			vm, err := cl.VMAction(cmd.Context(), ns, args[0], action, f.await(), opts...)
 			stop(vm)
 			if err != nil {
 				return err
@@ -328,7 +343,7 @@ func newVMActionCmd(c *cli, action, short string) *cobra.Command {
 					return err
 				}
 			}
-			fmt.Fprintf(c.stdout, "vm/%s %s\n", args[0], pastTense(action, f.wait))
+			fmt.Fprintf(c.stdout, "vm/%s %s%s\n", args[0], pastTense(action, f.wait), vmOutcome(vm, action, f.wait))
 			if f.wait && starts {
 				c.warnEmulated(vm)
 			}
@@ -339,7 +354,28 @@ func newVMActionCmd(c *cli, action, short string) *cobra.Command {
 	if starts {
 		f.addQuiet(cmd)
 	}
+	if takesCold {
+		cmd.Flags().BoolVar(&cold, "cold", false, help[1])
+	}
 	return cmd
+}
+
+// vmOutcome says, after an action waited for, how the VM started
+// (" (resumed)", " (cold boot: WHY)") or, stopped, what its Running
+// condition says of it (whether its state is saved): "" when there is
+// nothing to say.
+func vmOutcome(vm *resource.VM, action string, waited bool) string {
+	if !waited {
+		return ""
+	}
+	running := meta.FindStatusCondition(vm.Status.Conditions, resource.VMRunning)
+	if how := howStarted(running); how != "" {
+		return " (" + how + ")"
+	}
+	if action == "stop" && running != nil && running.Reason == resource.ReasonStopped && running.Message != "" {
+		return ": " + running.Message
+	}
+	return ""
 }
 
 func pastTense(action string, waited bool) string {
