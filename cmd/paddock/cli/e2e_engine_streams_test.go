@@ -26,9 +26,8 @@ func (e *env) dockerCmd(bin string, args ...string) *exec.Cmd {
 }
 
 // lineStream runs a docker command that streams lines (logs -f, attach,
-// events) and returns its lines as they come; the command is killed when
-// the test's check ends.
-func lineStream(t *testing.T, cmd *exec.Cmd) <-chan string {
+// events) and returns its lines as they come, and what kills it.
+func lineStream(t *testing.T, cmd *exec.Cmd) (<-chan string, func()) {
 	t.Helper()
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -47,14 +46,13 @@ func lineStream(t *testing.T, cmd *exec.Cmd) <-chan string {
 			lines <- sc.Text()
 		}
 	}()
-	t.Cleanup(func() {
+	return lines, func() {
 		cmd.Process.Kill()
 		cmd.Wait()
 		if t.Failed() && errb.Len() > 0 {
 			t.Logf("%v: %s", cmd.Args, errb.String())
 		}
-	})
-	return lines
+	}
 }
 
 // nextLine waits for a line with want in it.
@@ -98,21 +96,24 @@ func checkEngineStreams(t *testing.T, e *env, image string) {
 	// A container that prints a line a second.
 	const ticker = "pd-streams"
 	e.docker("", "--context", "paddock", "run", "-d", "--name", ticker, image, "sh", "-c", "i=0; while :; do echo tick $i; i=$((i+1)); sleep 1; done")
-	t.Cleanup(func() { e.dockerCmd("docker", "rm", "-f", ticker).Run() })
+	defer e.dockerCmd("docker", "rm", "-f", ticker).Run()
 
 	// logs -f: the lines come as they are printed, not at the end.
-	logs := lineStream(t, e.dockerCmd("docker", "logs", "-f", ticker))
+	logs, stop := lineStream(t, e.dockerCmd("docker", "logs", "-f", ticker))
+	defer stop()
 	nextLine(t, "logs -f", logs, "tick ", time.Minute)
 	first := time.Now()
 	nextLine(t, "logs -f", logs, "tick ", 30*time.Second)
 	t.Logf("logs -f: a new line %s after the first", time.Since(first).Round(time.Millisecond))
 
 	// attach: the running container's output, live.
-	attach := lineStream(t, e.dockerCmd("docker", "attach", "--no-stdin", "--sig-proxy=false", ticker))
+	attach, stop := lineStream(t, e.dockerCmd("docker", "attach", "--no-stdin", "--sig-proxy=false", ticker))
+	defer stop()
 	nextLine(t, "attach", attach, "tick ", 30*time.Second)
 
 	// events: a container's start and death, streamed.
-	events := lineStream(t, e.dockerCmd("docker", "events", "--filter", "container=pd-ev", "--format", "{{.Status}}"))
+	events, stop := lineStream(t, e.dockerCmd("docker", "events", "--filter", "container=pd-ev", "--format", "{{.Status}}"))
+	defer stop()
 	time.Sleep(2 * time.Second) // the stream is open before the container starts
 	e.docker("", "--context", "paddock", "run", "--rm", "--name", "pd-ev", image, "echo", "ev")
 	nextLine(t, "events", events, "start", time.Minute)
