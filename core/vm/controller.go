@@ -222,18 +222,28 @@ func (c *Controller) ensureRunning(ctx context.Context, vm *resource.VM, tmpl *r
 
 	switch {
 	case !vm.Spec.Running:
+		how := stoppedMessage(inst, vm.Spec.Cold)
+		if c := meta.FindStatusCondition(vm.Status.Conditions, resource.VMRunning); !inst.Saved && c != nil && c.Reason == resource.ReasonStopped {
+			how = c.Message // how the machine stopped, said when it did
+		}
 		if inst.HostAgentAlive || inst.Running {
-			if err := c.driver.Stop(ctx, name, c.grace); err != nil {
+			var err error
+			if how, err = c.stop(ctx, vm, inst); err != nil {
 				return controller.Result{}, errors.Join(err, c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
 					setRunning(st, gen, false, resource.ReasonStopFailed, err.Error())
 				}))
 			}
+		} else if inst.Saved && vm.Spec.Cold {
+			if err := c.discard(name, coldAsked); err != nil {
+				return controller.Result{}, err
+			}
+			how = stoppedMessage(Instance{}, true)
 		}
 		if err := c.stopped(ctx, vm, tmpl); err != nil {
 			return controller.Result{}, err
 		}
 		return controller.Result{}, c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
-			setRunning(st, gen, false, resource.ReasonStopped, "the VM is stopped")
+			setRunning(st, gen, false, resource.ReasonStopped, how)
 		})
 
 	case inst.Running && (restart || drift):
@@ -257,7 +267,8 @@ func (c *Controller) ensureRunning(ctx context.Context, vm *resource.VM, tmpl *r
 		return controller.Result{}, c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
 			st.RestartNeeded = false
 			st.Accelerator = inst.Accel
-			setRunning(st, gen, true, resource.ReasonStarted, "the VM is running")
+			reason, msg := startedReason(inst)
+			setRunning(st, gen, true, reason, msg)
 		})
 	}
 
@@ -291,6 +302,11 @@ func (c *Controller) ensureRunning(ctx context.Context, vm *resource.VM, tmpl *r
 		}
 	}
 	if !inst.HostAgentAlive {
+		if vm.Spec.Cold && inst.Saved {
+			if err := c.discard(name, coldAsked); err != nil {
+				return controller.Result{}, err
+			}
+		}
 		if err := c.driver.Start(ctx, name); err != nil {
 			return controller.Result{}, controller.Terminal(vm, resource.VMRunning, resource.ReasonStartFailed, err)
 		}

@@ -65,4 +65,26 @@ type Instance struct {
 	HostAgentPID   int
 	// Accel is the accelerator of the last start: kvm, tcg, hvf, ...
 	Accel string
+	// Saved: the machine is stopped with its state saved (Saver), which
+	// its next start tries to resume.
+	Saved bool
+	// Resumed: the last start resumed a saved state. Otherwise BootReason
+	// says why it booted (empty from a driver that does not save).
+	Resumed    bool
+	BootReason string
+}
+
+// Saver is the role of a driver that can stop a machine with its state
+// saved, so that its next Start resumes it where it stood instead of
+// booting it. Start decides for itself whether a saved state fits; a
+// machine whose state does not fit, or whose resume fails, boots, and
+// Inspect says why.
+type Saver interface {
+	// Save saves the state of the running machine name and ends it. An
+	// error says why it could not; the machine may then still run, and
+	// the caller stops it.
+	Save(ctx context.Context, name string) error
+	// Discard drops the machine's saved state, if any, so that its next
+	// start boots with why as the reason.
+	Discard(name, why string) error
 }

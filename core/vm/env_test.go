@@ -28,6 +28,9 @@ type env struct {
 	t  *testing.T
 	st store.Store
 	fd *vmtest.FakeDriver
+	// saving, when set, gives the controller the fake as a driver that
+	// saves states (vmtest.SavingDriver).
+	saving bool
 	// ctrlStore, when set, is the store the controller uses instead of st.
 	ctrlStore store.Store
 	ctrl      *vm.Controller
@@ -71,7 +74,11 @@ func (e *env) start() {
 	if e.ctrlStore != nil {
 		st = e.ctrlStore
 	}
-	e.ctrl = vm.New(st, e.fd, vm.Options{StopGrace: stopGrace, Logger: e.logger})
+	var driver vm.Driver = e.fd
+	if e.saving {
+		driver = vmtest.SavingDriver{FakeDriver: e.fd}
+	}
+	e.ctrl = vm.New(st, driver, vm.Options{StopGrace: stopGrace, Logger: e.logger})
 	ctx, cancel := context.WithCancel(context.Background())
 	e.stop, e.done = cancel, make(chan struct{})
 	go func(done chan struct{}) { e.ctrl.Run(ctx); close(done) }(e.done)
@@ -274,7 +281,7 @@ func cond(v *resource.VM, typ string) metav1.Condition {
 // running waits until the VM at key runs.
 func (e *env) running(key resource.Key) *resource.VM {
 	e.t.Helper()
-	return e.waitCond(key, resource.VMRunning, true, resource.ReasonStarted)
+	return e.waitCond(key, resource.VMRunning, true, resource.ReasonColdBoot)
 }
 
 func ops(calls []vmtest.Call) []vmtest.Op {

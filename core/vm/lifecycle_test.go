@@ -119,7 +119,7 @@ func TestMachineThatDiesIsStartedAgain(t *testing.T) {
 
 	e.fd.Crash("dev")
 	v := e.waitFor(key, "started again", func(v *resource.VM) bool {
-		return v.Status.RestartCount == 2 && hasCond(v, resource.VMRunning, true, resource.ReasonStarted)
+		return v.Status.RestartCount == 2 && hasCond(v, resource.VMRunning, true, resource.ReasonColdBoot)
 	})
 	if n := e.fd.Count(vmtest.Start, "dev"); n != 2 {
 		t.Errorf("started %d times, want 2; status %s", n, describe(v))
@@ -136,7 +136,7 @@ func TestRestartRequest(t *testing.T) {
 	e.fd.Fail(vmtest.Stop, "dev", errors.New("the host agent does not answer")) // retried
 	e.annotate(key, resource.AnnotationRestartRequested)
 	v := e.waitFor(key, "restarted", func(v *resource.VM) bool {
-		return v.Status.RestartCount == 2 && hasCond(v, resource.VMRunning, true, resource.ReasonStarted)
+		return v.Status.RestartCount == 2 && hasCond(v, resource.VMRunning, true, resource.ReasonColdBoot)
 	})
 	if _, ok := v.Metadata.Annotations[resource.AnnotationRestartRequested]; ok {
 		t.Error("the restart request is still there after the restart")
@@ -175,7 +175,7 @@ func TestTemplateChangeRestartsAndRestartNeededFollowsIt(t *testing.T) {
 	e.fd.HangStops("dev", false)
 
 	v := e.waitFor(key, "restarted with the new template", func(v *resource.VM) bool {
-		return v.Status.RestartCount == 2 && hasCond(v, resource.VMRunning, true, resource.ReasonStarted)
+		return v.Status.RestartCount == 2 && hasCond(v, resource.VMRunning, true, resource.ReasonColdBoot)
 	})
 	if v.Status.RestartNeeded {
 		t.Errorf("restartNeeded is still true after the restart: %s", describe(v))

@@ -23,7 +23,7 @@ func TestResetMakesTheMachineAnew(t *testing.T) {
 	e.annotate(key, resource.AnnotationResetRequested)
 	v := e.waitFor(key, "running after the reset", func(v *resource.VM) bool {
 		_, asked := v.Metadata.Annotations[resource.AnnotationResetRequested]
-		return !asked && v.Status.RestartCount == 2 && hasCond(v, resource.VMRunning, true, resource.ReasonStarted)
+		return !asked && v.Status.RestartCount == 2 && hasCond(v, resource.VMRunning, true, resource.ReasonColdBoot)
 	})
 	if got, want := ops(e.fd.Calls("dev")), []vmtest.Op{vmtest.Create, vmtest.Commit, vmtest.Start,
 		vmtest.Delete, vmtest.Delete, vmtest.Create, vmtest.Commit, vmtest.Start}; !slices.Equal(got, want) {
@@ -152,7 +152,7 @@ func TestTemplateDeletedLaterKeepsTheCopy(t *testing.T) {
 	e.annotate(key, "unrelated.example/touch")
 	e.annotate(key, resource.AnnotationRestartRequested)
 	v := e.waitFor(key, "restarted", func(v *resource.VM) bool {
-		return v.Status.RestartCount == 2 && hasCond(v, resource.VMRunning, true, resource.ReasonStarted)
+		return v.Status.RestartCount == 2 && hasCond(v, resource.VMRunning, true, resource.ReasonColdBoot)
 	})
 	if v.Status.RestartNeeded || e.fd.Count(vmtest.Reconfigure, "dev") != 0 {
 		t.Errorf("the VM's copy changed after its template was deleted: %s", describe(v))
@@ -251,6 +251,6 @@ func TestTemplateRecreatedBrokenIsCreateFailed(t *testing.T) {
 	}
 	e.waitFor(key, "restarted with the mended template", func(v *resource.VM) bool {
 		return v.Status.RestartCount == 2 && hasCond(v, resource.VMCreated, true, resource.ReasonCreated) &&
-			hasCond(v, resource.VMRunning, true, resource.ReasonStarted)
+			hasCond(v, resource.VMRunning, true, resource.ReasonColdBoot)
 	})
 }

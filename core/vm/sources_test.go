@@ -134,16 +134,16 @@ func (e *env) restartResetReconfigure(key resource.Key) {
 	e.t.Helper()
 	e.annotate(key, resource.AnnotationRestartRequested)
 	e.waitFor(key, "restarted", func(v *resource.VM) bool {
-		return v.Status.RestartCount == 2 && hasCond(v, resource.VMRunning, true, resource.ReasonStarted)
+		return v.Status.RestartCount == 2 && hasCond(v, resource.VMRunning, true, resource.ReasonColdBoot)
 	})
 	e.annotate(key, resource.AnnotationResetRequested)
 	e.waitFor(key, "reset", func(v *resource.VM) bool {
 		_, asked := v.Metadata.Annotations[resource.AnnotationResetRequested]
-		return !asked && v.Status.RestartCount == 3 && hasCond(v, resource.VMRunning, true, resource.ReasonStarted)
+		return !asked && v.Status.RestartCount == 3 && hasCond(v, resource.VMRunning, true, resource.ReasonColdBoot)
 	})
 	e.patch(key, map[string]any{"spec": map[string]any{"params": map[string]any{"cpus": 2}}})
 	e.waitFor(key, "running with its new params", func(v *resource.VM) bool {
-		return v.Status.RestartCount == 4 && !v.Status.RestartNeeded && hasCond(v, resource.VMRunning, true, resource.ReasonStarted)
+		return v.Status.RestartCount == 4 && !v.Status.RestartNeeded && hasCond(v, resource.VMRunning, true, resource.ReasonColdBoot)
 	})
 }
 

@@ -45,7 +45,7 @@ func TestStoreFailuresAreRetried(t *testing.T) {
 			return meta.IsStatusConditionTrue(v.Status.Conditions, resource.VMCreated) && v.Status.RestartCount > 0
 		})},
 		{"record Starting", "UpdateStatus", onVMStatus(runningReason(resource.ReasonStarting))},
-		{"record Started", "UpdateStatus", onVMStatus(runningReason(resource.ReasonStarted))},
+		{"record Started", "UpdateStatus", onVMStatus(runningReason(resource.ReasonColdBoot))},
 		{"record Reconciling", "UpdateStatus", onVMStatus(runningReason(resource.ReasonReconciling))},
 		{"record the new template", "UpdateStatus", onVMStatus(func(v *resource.VM) bool {
 			return runningReason(resource.ReasonReconciling)(v) && !v.Status.RestartNeeded
@@ -73,16 +73,16 @@ func TestStoreFailuresAreRetried(t *testing.T) {
 
 			e.patch(key, map[string]any{"spec": map[string]any{"params": map[string]any{"cpus": 2}}})
 			e.waitFor(key, "restarted with the new template", func(v *resource.VM) bool {
-				return v.Status.RestartCount == 2 && hasCond(v, resource.VMRunning, true, resource.ReasonStarted)
+				return v.Status.RestartCount == 2 && hasCond(v, resource.VMRunning, true, resource.ReasonColdBoot)
 			})
 			e.annotate(key, resource.AnnotationRestartRequested)
 			e.waitFor(key, "restarted on request", func(v *resource.VM) bool {
-				return v.Status.RestartCount == 3 && hasCond(v, resource.VMRunning, true, resource.ReasonStarted)
+				return v.Status.RestartCount == 3 && hasCond(v, resource.VMRunning, true, resource.ReasonColdBoot)
 			})
 			e.annotate(key, resource.AnnotationResetRequested)
 			e.waitFor(key, "made anew", func(v *resource.VM) bool {
 				_, asked := v.Metadata.Annotations[resource.AnnotationResetRequested]
-				return !asked && v.Status.RestartCount == 4 && hasCond(v, resource.VMRunning, true, resource.ReasonStarted)
+				return !asked && v.Status.RestartCount == 4 && hasCond(v, resource.VMRunning, true, resource.ReasonColdBoot)
 			})
 			e.setRunning(key, false)
 			e.waitCond(key, resource.VMRunning, false, resource.ReasonStopped)

@@ -26,9 +26,7 @@ var _ app.Engine = Pinger{}
 
 // Ping asks engine whether it answers and returns what answered.
 func (p Pinger) Ping(ctx context.Context, engine string) (string, error) {
-	// The VM's forward itself, never the daemon's proxy in front of it:
-	// the answer says whether the engine runs, and a ping must not wake it.
-	sock := resource.EngineForward(p.ShortDir, engine)
+	sock := resource.EngineSocket(p.ShortDir, engine)
 	switch engine {
 	case resource.EngineMoby:
 		return pingDocker(ctx, sock)

@@ -34,16 +34,15 @@ func ctx(t *testing.T) context.Context {
 }
 
 // TestPingDocker serves Docker's /_ping, with the headers dockerd sends, on
-// the socket where the VM's forward would put it (not the daemon's
-// docker.sock in front of it); the real engine answers in the end-to-end
-// tests.
+// the socket where the VM's forward would put it; the real engine answers
+// in the end-to-end tests.
 func TestPingDocker(t *testing.T) {
 	dir := shortDir(t)
 	p := Pinger{ShortDir: dir}
-	if _, err := p.Ping(ctx(t), resource.EngineMoby); err == nil || !strings.Contains(err.Error(), "vm-docker.sock") {
+	if _, err := p.Ping(ctx(t), resource.EngineMoby); err == nil || !strings.Contains(err.Error(), "docker.sock") {
 		t.Fatalf("no socket: %v", err)
 	}
-	l, err := net.Listen("unix", resource.EngineForward(dir, resource.EngineMoby))
+	l, err := net.Listen("unix", filepath.Join(dir, "docker.sock"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +65,7 @@ func TestPingDocker(t *testing.T) {
 // names no version still answers; one that answers with an error does not.
 func TestPingDockerWithoutVersionHeaders(t *testing.T) {
 	dir := shortDir(t)
-	l, err := net.Listen("unix", resource.EngineForward(dir, resource.EngineMoby))
+	l, err := net.Listen("unix", filepath.Join(dir, "docker.sock"))
 	if err != nil {
 		t.Fatal(err)
 	}

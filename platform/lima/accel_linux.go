@@ -2,6 +2,7 @@ package lima
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,4 +74,22 @@ func (d *Driver) qemuEnv(accel string, arch limayaml.Arch) ([]string, error) {
 		qemu.EnvReal + "=" + real,
 		qemu.EnvWrapperAccel + "=" + accel,
 	}, nil
+}
+
+// resumeSupported says why a guest of arch cannot resume a saved state,
+// or nil: it resumes through the QEMU wrapper, which runs native guests.
+func resumeSupported(arch limayaml.Arch) error {
+	if !limayaml.IsNativeArch(arch) {
+		return fmt.Errorf("a %s guest on this host runs without Paddock's QEMU wrapper, which resumes saved states", arch)
+	}
+	return nil
+}
+
+// qemuVersion is the version of the QEMU that runs guests of arch.
+func qemuVersion(ctx context.Context, arch limayaml.Arch) (string, error) {
+	system, err := qemu.Find(arch)
+	if err != nil {
+		return "", err
+	}
+	return qemu.Version(ctx, system)
 }

@@ -174,19 +174,22 @@ func newE2E(tmp string) (*e2e, error) {
 }
 
 // template returns a Lima template for the test image, with extra lines
-// appended.
+// appended; it shares no host folder unless extra says mounts.
 func (e *e2e) template(tb testing.TB, extra string) []byte {
 	tb.Helper()
 	base, err := os.ReadFile(filepath.Join(e.imageDir, "template.yaml"))
 	if err != nil {
 		tb.Fatal(err)
 	}
+	mounts := "mounts: []\n"
+	if strings.Contains(extra, "mounts:") {
+		mounts = ""
+	}
 	return []byte(string(base) + `
 cpus: 2
 memory: 1GiB
 disk: 4GiB
-mounts: []
-ssh: {loadDotSSHPubKeys: false}
+` + mounts + `ssh: {loadDotSSHPubKeys: false}
 user: {name: paddock, uid: 1000}
 ` + extra)
 }

@@ -75,15 +75,15 @@ func (e *StartError) Error() string {
 	return msg
 }
 
-// livenessPoll is how often WaitRunning checks that the host agent lives.
+// livenessPoll is how often waitRunning checks that the host agent lives.
 const livenessPoll = 500 * time.Millisecond
 
-// WaitRunning waits until the instance's host agent reports Running. It
+// waitRunning waits until the instance's host agent reports Running. It
 // returns nil for a clean Running, and a *StartError when the start is
 // degraded, the host agent exits or dies, the VM process dies, or the
 // guest's kernel panics (its last console lines say why); ctx bounds the
 // wait.
-func (d *Driver) WaitRunning(ctx context.Context, name string) error {
+func (d *Driver) waitRunning(ctx context.Context, name string) error {
 	inst, err := d.existing(name)
 	if err != nil {
 		return err

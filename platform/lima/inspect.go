@@ -38,6 +38,11 @@ type Instance struct {
 	// Accel is the accelerator chosen at the last start (kvm, tcg, ...),
 	// empty when the instance was never started by Paddock.
 	Accel string `json:"accel,omitempty"`
+	// Saved: the instance is stopped with its state saved, for its next
+	// start to resume (Save).
+	Saved bool `json:"saved,omitempty"`
+	// Boot is how the last start went: resumed, or booted and why.
+	Boot BootRecord `json:"boot"`
 	// SSHConfigFile and Hostname let `ssh -F SSHConfigFile Hostname` reach
 	// the guest while it runs.
 	SSHConfigFile string `json:"sshConfigFile,omitempty"`
@@ -64,6 +69,9 @@ func (d *Driver) Inspect(name string) (vm.Instance, error) {
 		HostAgentAlive: inst.HostAgentAlive,
 		HostAgentPID:   inst.HostAgentPID,
 		Accel:          inst.Accel,
+		Saved:          inst.Saved,
+		Resumed:        inst.Boot.Resumed,
+		BootReason:     inst.Boot.Reason,
 	}, nil
 }
 
@@ -98,6 +106,10 @@ func (d *Driver) Describe(name string) (Instance, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return Instance{}, err
 	}
+	if out.Boot, err = readBoot(inst.Dir); err != nil {
+		return Instance{}, err
+	}
+	out.Saved = hasSavedState(inst.Dir)
 	vmType := limayaml.QEMU
 	if inst.Config != nil {
 		vmType = *inst.Config.VMType

@@ -16,6 +16,7 @@ import (
 	"github.com/lima-vm/lima/pkg/store/filenames"
 
 	"paddock.dev/paddock/core/atomicfile"
+	"paddock.dev/paddock/platform/qemu"
 )
 
 // pidFileTimeout bounds how long Start waits for a new host agent to write
@@ -23,7 +24,8 @@ import (
 const pidFileTimeout = 10 * time.Second
 
 // Start starts the instance's host agent, `paddock-lima hostagent NAME`,
-// which boots the VM, and returns once the host agent runs and has written its
+// which boots the VM or resumes the state its last stop saved (Save;
+// takeSavedState says which and why), and returns once the host agent runs and has written its
 // pid file; WaitRunning or Watch follow the boot. The host agent runs in a
 // process group of its own, so it outlives the daemon (and a Ctrl-C in the
 // daemon's terminal). Start is idempotent: an instance whose host agent is
@@ -67,6 +69,13 @@ func (d *Driver) Start(ctx context.Context, name string) error {
 	if err != nil {
 		return fmt.Errorf("instance %s: %w", name, err)
 	}
+	boot, err := d.takeStart(ctx, inst, accel)
+	if err != nil {
+		return fmt.Errorf("instance %s: %w", name, err)
+	}
+	if boot.Resumed {
+		env = append(env, qemu.EnvIncoming+"="+filepath.Join(inst.Dir, resumeStateFile))
+	}
 	// exec.Cmd keeps the last of several values of a variable.
 	env = append(os.Environ(), env...)
 	if err := atomicfile.WriteFile(filepath.Join(inst.Dir, accelFile), []byte(accel+"\n"), 0o644); err != nil {
@@ -80,7 +89,7 @@ func (d *Driver) Start(ctx context.Context, name string) error {
 	if err := importDistro(ctx, inst); err != nil {
 		return fmt.Errorf("instance %s: %w", name, err)
 	}
-	d.Logger.Info("starting host agent", "instance", name, "accel", accel)
+	d.Logger.Info("starting host agent", "instance", name, "accel", accel, "resume", boot.Resumed, "coldBoot", boot.Reason)
 	return d.launch(helper, name, inst.Dir, guestAgent, env)
 }
 

@@ -8,7 +8,9 @@ import (
 
 // ExecWrapper replaces this process with the real QEMU ($PADDOCK_QEMU_REAL)
 // running WrapperArgs for the accelerator in $PADDOCK_QEMU_WRAPPER_ACCEL
-// and, under TCG, a translation cache of $PADDOCK_QEMU_TB_SIZE MiB. The
+// and, under TCG, a translation cache of $PADDOCK_QEMU_TB_SIZE MiB; with
+// $PADDOCK_QEMU_INCOMING set, QEMU resumes the state saved in that file
+// rather than booting (IncomingArgs). The
 // process keeps its pid, so the pid file Lima's driver reads stays right.
 // It returns only on failure.
 func ExecWrapper(args []string) error {
@@ -26,7 +28,11 @@ func ExecWrapper(args []string) error {
 			return err
 		}
 	}
-	argv := append([]string{real}, WrapperArgs(accel, args, tbSize)...)
+	args = WrapperArgs(accel, args, tbSize)
+	if state := os.Getenv(EnvIncoming); state != "" {
+		args = IncomingArgs(args, state)
+	}
+	argv := append([]string{real}, args...)
 	if err := syscall.Exec(real, argv, os.Environ()); err != nil {
 		return fmt.Errorf("exec %s: %w", real, err)
 	}

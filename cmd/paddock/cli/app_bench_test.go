@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -12,17 +13,20 @@ import (
 )
 
 // The App's figures: 'paddock start' on a fresh instance until Settled and
-// 'docker info' answering through the instance's context; a second start
-// of the stopped App, and then the share of a host core its QEMU takes
-// while the App idles; 'paddock stop'. Each iteration boots twice. What
-// each start adds over the VM's own boot (the host agent's first event to
-// its Running event) is reported in two parts: before the boot, the
-// daemon's part plus Lima's preparation (the cidata disk), which Lima's own
-// start makes too; after it, until the CLI returned. Of the part after
-// the boot, the daemon's alone (until a client following the App saw it
-// Settled: the VM's controller, the App's, the engine's answer, the status
-// writes) is reported too, and the rest is the CLI's (its wait, its exit).
-//
+// 'docker info' answering through the instance's context; 'paddock stop'
+// of the App with a container running, which saves its VM's state; a
+// start that resumes it; and, after 'paddock stop --cold', a start that
+// boots it ('start --cold'), then the share of a host core its QEMU takes
+// while the App idles. The resumed start and the save are also reported
+// against that cold start, as the ratios to reach. Each iteration boots
+// twice. What each start adds over the VM's own boot (the host agent's
+// first event to its Running event) is reported in two parts: before the
+// boot, the daemon's part plus Lima's preparation (the cidata disk),
+// which Lima's own start makes too; after it, until the CLI returned. Of
+// the part after the boot, the daemon's alone (until a client following
+// the App saw it Settled: the VM's controller, the App's, the engine's
+// answer, the status writes) is reported too, and the rest is the CLI's
+// (its wait, its exit).
 //	PADDOCK_E2E=1 go test -run XXX -bench AppStart -benchtime 1x ./cmd/paddock/cli
 func BenchmarkAppStart(b *testing.B) {
 	e := appEnv(b)
@@ -31,6 +35,10 @@ func BenchmarkAppStart(b *testing.B) {
 	}
 	e.serve()
 	b.Cleanup(func() { e.run("", "delete", "--force", "--timeout=3m") })
+	tarball, err := os.ReadFile(busyboxRootfs(b))
+	if err != nil {
+		b.Fatal(err)
+	}
 	dockerInfo := func() {
 		cmd := exec.Command("docker", "--context", "paddock", "info", "--format", "{{.ServerVersion}}")
 		cmd.Env = append(e.environ(), "DOCKER_HOST=")
@@ -46,10 +54,10 @@ func BenchmarkAppStart(b *testing.B) {
 	// taken: a later step that fails (a guest that locks up on a loaded
 	// host) does not lose it.
 	socket := e.path("socket")
-	start := func(which string) (took, before, after, daemon time.Duration) {
+	start := func(which string, flags ...string) (took, before, after, daemon time.Duration) {
 		tl := followAppStart(b, socket)
 		t0 := time.Now()
-		e.mustRun("start", "--timeout=10m")
+		e.mustRun(append([]string{"start", "--timeout=10m"}, flags...)...)
 		done := time.Now()
 		tl.stop()
 		began, running := hostAgentTimes(b, appEventLog(b, e))
@@ -69,18 +77,25 @@ func BenchmarkAppStart(b *testing.B) {
 		return took, before, after, daemon
 	}
 	var idle float64
-	var first, second, stop, firstBefore, firstAfter, firstDaemon, secondBefore, secondAfter, secondDaemon time.Duration
+	var first, save, resumed, cold time.Duration
+	var firstBefore, firstAfter, firstDaemon, resumedBefore, resumedAfter, resumedDaemon, coldBefore, coldAfter, coldDaemon time.Duration
 	for range b.N {
 		took, before, after, daemon := start("first") // the App is made with its defaults
 		first, firstBefore, firstAfter, firstDaemon = first+took, firstBefore+before, firstAfter+after, firstDaemon+daemon
 
+		e.docker(string(tarball), "--context", "paddock", "import", "-", "busybox:offline")
+		e.docker("", "--context", "paddock", "run", "-d", "--name", "bench", "busybox:offline", "sleep", "100000")
 		t0 := time.Now()
 		e.mustRun("stop", "--timeout=5m")
-		stop += time.Since(t0)
-		b.Logf("stop: %s", time.Since(t0).Round(time.Millisecond))
+		save += time.Since(t0)
+		b.Logf("stop with a container running, saving the state: %s", time.Since(t0).Round(time.Millisecond))
 
-		took, before, after, daemon = start("second")
-		second, secondBefore, secondAfter, secondDaemon = second+took, secondBefore+before, secondAfter+after, secondDaemon+daemon
+		took, before, after, daemon = start("resumed")
+		resumed, resumedBefore, resumedAfter, resumedDaemon = resumed+took, resumedBefore+before, resumedAfter+after, resumedDaemon+daemon
+
+		e.mustRun("stop", "--cold", "--timeout=5m")
+		took, before, after, daemon = start("cold", "--cold")
+		cold, coldBefore, coldAfter, coldDaemon = cold+took, coldBefore+before, coldAfter+after, coldDaemon+daemon
 		cpu := idleCPU(b, e)
 		idle += cpu
 		b.Logf("idle: QEMU %.1f%% of a core", cpu)
@@ -88,16 +103,22 @@ func BenchmarkAppStart(b *testing.B) {
 	}
 	n := float64(b.N)
 	b.ReportMetric(first.Seconds()/n, "s/first-start")
-	b.ReportMetric(second.Seconds()/n, "s/second-start")
-	b.ReportMetric(stop.Seconds()/n, "s/stop")
+	b.ReportMetric(save.Seconds()/n, "s/save-stop")
+	b.ReportMetric(resumed.Seconds()/n, "s/resumed-start")
+	b.ReportMetric(cold.Seconds()/n, "s/cold-start")
+	b.ReportMetric(resumed.Seconds()/cold.Seconds(), "resumed/cold")
+	b.ReportMetric(save.Seconds()/cold.Seconds(), "save/cold")
 	b.ReportMetric(idle/n, "%cpu/idle")
 	ms := func(d time.Duration) float64 { return float64(d.Milliseconds()) / n }
 	b.ReportMetric(ms(firstBefore), "ms/first-before-boot")
 	b.ReportMetric(ms(firstAfter), "ms/first-after-boot")
 	b.ReportMetric(ms(firstDaemon), "ms/first-daemon-after-boot")
-	b.ReportMetric(ms(secondBefore), "ms/second-before-boot")
-	b.ReportMetric(ms(secondAfter), "ms/second-after-boot")
-	b.ReportMetric(ms(secondDaemon), "ms/second-daemon-after-boot")
+	b.ReportMetric(ms(resumedBefore), "ms/resumed-before-boot")
+	b.ReportMetric(ms(resumedAfter), "ms/resumed-after-boot")
+	b.ReportMetric(ms(resumedDaemon), "ms/resumed-daemon-after-boot")
+	b.ReportMetric(ms(coldBefore), "ms/cold-before-boot")
+	b.ReportMetric(ms(coldAfter), "ms/cold-after-boot")
+	b.ReportMetric(ms(coldDaemon), "ms/cold-daemon-after-boot")
 }
 
 // idleCPU is the share of a host core that the App's QEMU takes while the

@@ -56,7 +56,7 @@ func busyboxRootfs(t testing.TB) string {
 	tw.WriteHeader(&tar.Header{Name: "bin/", Typeflag: tar.TypeDir, Mode: 0o755})
 	tw.WriteHeader(&tar.Header{Name: "bin/busybox", Mode: 0o755, Size: int64(len(bin))})
 	tw.Write(bin)
-	for _, l := range []string{"sh", "echo", "nproc", "cat"} {
+	for _, l := range []string{"sh", "echo", "nproc", "cat", "sleep"} {
 		tw.WriteHeader(&tar.Header{Name: "bin/" + l, Typeflag: tar.TypeSymlink, Linkname: "busybox"})
 	}
 	if err := tw.Close(); err != nil {
@@ -147,7 +147,6 @@ func TestAppEndToEnd(t *testing.T) {
 	if out := e.docker("", "--context", "paddock", "run", "--rm", "busybox:offline", "echo", "hello"); strings.TrimSpace(out) != "hello" {
 		t.Fatalf("docker run: %q", out)
 	}
-	checkEngineStreams(t, e, "busybox:offline")
 	checkSharedFolders(t, e, readOnly)
 	checkShellAndSSHConfig(t, e)
 
@@ -165,6 +164,8 @@ func TestAppEndToEnd(t *testing.T) {
 	if out, err := saved.CombinedOutput(); err != nil {
 		t.Fatalf("docker save: %v: %s", err, out)
 	}
+
+	checkStopResumes(t, e)
 
 	// A new size restarts the VM into it; the guest reports it.
 	e.mustRun("set", "cpus=1", "--timeout=10m")
@@ -202,8 +203,9 @@ func TestAppEndToEnd(t *testing.T) {
 		t.Fatalf("config.json still names a current context: %s", cfg)
 	}
 
-	// Stop: Running False on the VM and the App.
-	e.mustRun("stop", "--timeout=5m")
+	// Stop: Running False on the VM and the App; a shutdown, since a
+	// container holds the home folder.
+	checkStopWithAFolderInUse(t, e)
 	if s, current := appCond(e.app(), resource.AppRunning); s != "False/Stopped" || !current {
 		t.Fatalf("the App's Running after stop: %s", s)
 	}

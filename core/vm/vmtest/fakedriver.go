@@ -38,6 +38,8 @@ const (
 	Inspect     Op = "Inspect"
 	WaitRunning Op = "WaitRunning"
 	WaitStopped Op = "WaitStopped"
+	Save        Op = "Save"
+	Discard     Op = "Discard"
 )
 
 // Call is one call the fake served.
@@ -75,6 +77,9 @@ type machine struct {
 	running   bool // the VM runs
 	bootErr   error
 	pid       int
+	saved     bool   // stopped with its state saved (SavingDriver)
+	resumed   bool   // the last start resumed
+	coldWhy   string // why the last start booted, from Discard
 }
 
 var (
@@ -304,6 +309,10 @@ func (f *FakeDriver) Start(ctx context.Context, name string) error {
 	}
 	m.hostAgent, m.bootErr = true, nil
 	m.pid++
+	m.resumed, m.saved = m.saved, false
+	if m.resumed {
+		m.coldWhy = ""
+	}
 	if err := f.fault(Boot, name); err != nil {
 		f.endBoot(m, err)
 	} else if !f.hold {
@@ -405,7 +414,8 @@ func (f *FakeDriver) inspect(name string) vm.Instance {
 	if !ok {
 		return vm.Instance{}
 	}
-	inst := vm.Instance{Exists: true, Running: m.running, HostAgentAlive: m.hostAgent, Accel: "tcg"}
+	inst := vm.Instance{Exists: true, Running: m.running, HostAgentAlive: m.hostAgent, Accel: "tcg",
+		Saved: m.saved, Resumed: m.resumed, BootReason: m.coldWhy}
 	if m.hostAgent {
 		inst.HostAgentPID = 1000 + m.pid
 	}

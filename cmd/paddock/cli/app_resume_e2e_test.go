@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"paddock.dev/paddock/core/resource"
+)
+
+// checkStopResumes stops the running App, which saves its VM's state, and
+// starts it again, which resumes it: a container left running runs on,
+// and the home folder is mounted again for the next container.
+func checkStopResumes(t *testing.T, e *env) {
+	t.Helper()
+	e.docker("", "--context", "paddock", "run", "-d", "--name", "keep", "busybox:offline", "sleep", "100000")
+	began := time.Now()
+	e.mustRun("stop", "--timeout=5m")
+	t.Logf("stop with the state saved: %v", time.Since(began).Round(time.Millisecond))
+	if msg := vmRunning(e).Message; !strings.Contains(msg, "state saved") {
+		t.Fatalf("after stop the VM says %q, want its state saved", msg)
+	}
+	began = time.Now()
+	e.mustRun("start", "--timeout=10m")
+	t.Logf("start that resumes, to Settled: %v", time.Since(began).Round(time.Millisecond))
+	if c := vmRunning(e); c.Reason != resource.ReasonResumed {
+		t.Fatalf("after start the VM's Running is %s: %s; want Resumed", c.Reason, c.Message)
+	}
+	if out := e.docker("", "--context", "paddock", "ps", "--filter", "name=keep", "--format", "{{.Status}}"); !strings.HasPrefix(out, "Up") {
+		t.Fatalf("the container left running is %q after the resume, want Up", out)
+	}
+	proj := filepath.Join(e.home, "proj")
+	if out := e.docker("", "--context", "paddock", "run", "--rm", "-v", proj+":/src", "busybox:offline", "cat", "/src/from-host.txt"); out != "written on the host\n" {
+		t.Fatalf("after the resume a container reads %q from the home folder", out)
+	}
+	e.docker("", "--context", "paddock", "rm", "-f", "keep")
+}
+
+// checkStopWithAFolderInUse stops the App while a containerd task holds a
+// bind mount of the home folder, which keeps QEMU from saving the VM (its
+// 9p folders block a migration): the stop shuts the VM down instead and
+// says why.
+func checkStopWithAFolderInUse(t *testing.T, e *env) {
+	t.Helper()
+	proj := filepath.Join(e.home, "proj")
+	e.mustRun("ctr", "run", "-d", "--mount", "type=bind,src="+proj+",dst=/src,options=rbind:rw", "docker.io/library/busybox:offline", "busy", "sleep", "100000")
+	e.mustRun("stop", "--timeout=5m")
+	c := vmRunning(e)
+	if c.Reason != resource.ReasonStopped || !strings.Contains(c.Message, "full shutdown") || !strings.Contains(c.Message, "bind-mounted") {
+		t.Fatalf("a stop with the home folder in use: Running %s: %q; want Stopped after a full shutdown, naming the bind mount", c.Reason, c.Message)
+	}
+}
+
+// vmRunning is the App's VM's Running condition.
+func vmRunning(e *env) metav1.Condition {
+	e.t.Helper()
+	c := meta.FindStatusCondition(e.vm2("paddock", "app").Status.Conditions, resource.VMRunning)
+	if c == nil {
+		e.t.Fatal("the App's VM has no Running condition")
+	}
+	return *c
+}

@@ -1,0 +1,91 @@
+package vm_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/core/vm/vmtest"
+)
+
+func TestStopSavesTheStateAndStartResumesIt(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.saving = true
+	e.start()
+	key := e.createVM("dev", true)
+	if v := e.running(key); !hasCond(v, resource.VMRunning, true, resource.ReasonColdBoot) {
+		t.Errorf("first start: Running = %+v, want True ColdBoot", cond(v, resource.VMRunning))
+	}
+
+	e.setRunning(key, false)
+	v := e.waitCond(key, resource.VMRunning, false, resource.ReasonStopped)
+	if msg := cond(v, resource.VMRunning).Message; !strings.Contains(msg, "state saved") {
+		t.Errorf("Stopped says %q, want that the state is saved", msg)
+	}
+	if n := e.fd.Count(vmtest.Stop, "dev"); n != 0 {
+		t.Errorf("the stop shut the machine down (%d Stop calls) instead of saving it", n)
+	}
+
+	e.setRunning(key, true)
+	v = e.waitCond(key, resource.VMRunning, true, resource.ReasonResumed)
+	if v.Status.RestartCount != 2 {
+		t.Errorf("restartCount %d after the resume, want 2", v.Status.RestartCount)
+	}
+}
+
+func TestSaveThatFailsShutsDownAndSaysWhy(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.saving = true
+	e.fd.Fail(vmtest.Save, "dev", errors.New("umount: /home/u: target is busy"))
+	e.start()
+	key := e.createVM("dev", true)
+	e.running(key)
+
+	e.setRunning(key, false)
+	v := e.waitCond(key, resource.VMRunning, false, resource.ReasonStopped)
+	msg := cond(v, resource.VMRunning).Message
+	if !strings.Contains(msg, "full shutdown") || !strings.Contains(msg, "target is busy") {
+		t.Errorf("Stopped says %q, want a full shutdown and the save's reason", msg)
+	}
+	if inst, _ := e.fd.Machine("dev"); inst.Running || inst.HostAgentAlive {
+		t.Errorf("the machine still runs after its save failed: %+v", inst)
+	}
+	e.setRunning(key, true)
+	e.waitCond(key, resource.VMRunning, true, resource.ReasonColdBoot)
+}
+
+func TestColdSpecShutsDownAndBoots(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.saving = true
+	e.start()
+	key := e.createVM("dev", true)
+	e.running(key)
+
+	// A stop with spec.cold shuts down, saving nothing.
+	e.patch(key, map[string]any{"spec": map[string]any{"running": false, "cold": true}})
+	v := e.waitCond(key, resource.VMRunning, false, resource.ReasonStopped)
+	if msg := cond(v, resource.VMRunning).Message; !strings.Contains(msg, "spec.cold") {
+		t.Errorf("Stopped says %q, want the full shutdown spec.cold asked for", msg)
+	}
+	if e.fd.Count(vmtest.Save, "dev") != 0 || e.fd.Count(vmtest.Stop, "dev") != 1 {
+		t.Errorf("calls %v: want one Stop and no Save", ops(e.fd.Calls("dev")))
+	}
+
+	// A saved state is dropped by a start with spec.cold, which boots.
+	e.patch(key, map[string]any{"spec": map[string]any{"running": true, "cold": false}})
+	e.waitCond(key, resource.VMRunning, true, resource.ReasonColdBoot)
+	e.setRunning(key, false)
+	e.waitFor(key, "stopped with its state saved", func(v *resource.VM) bool {
+		c := cond(v, resource.VMRunning)
+		return c.Reason == resource.ReasonStopped && strings.Contains(c.Message, "state saved")
+	})
+	e.patch(key, map[string]any{"spec": map[string]any{"running": true, "cold": true}})
+	v = e.waitCond(key, resource.VMRunning, true, resource.ReasonColdBoot)
+	if msg := cond(v, resource.VMRunning).Message; !strings.Contains(msg, "spec.cold asks for a full boot") {
+		t.Errorf("Running says %q, want why it booted", msg)
+	}
+}

@@ -1,0 +1,94 @@
+package lima
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/lima-vm/lima/pkg/store/filenames"
+)
+
+// WaitRunning follows the start that Start began until the machine runs
+// (waitRunning says how it fails). A machine that resumes a saved state
+// is let run once QEMU loaded it (continueWhenLoaded), and then gets the host's time, its host folders mounted again and a fresh guest
+// agent (afterResume), and its state file is removed. A resume that fails
+// (QEMU cannot load the state: a truncated file, a state of another
+// machine) is not the start's failure: the machine is stopped and booted,
+// and its boot record says why.
+func (d *Driver) WaitRunning(ctx context.Context, name string) error {
+	inst, err := d.existing(name)
+	if err != nil {
+		return err
+	}
+	rec, err := readBoot(inst.Dir)
+	if err != nil {
+		return err
+	}
+	if !rec.Resumed {
+		return d.waitRunning(ctx, name)
+	}
+	loaded, cancel := context.WithCancel(ctx)
+	go func() {
+		if err := continueWhenLoaded(loaded, filepath.Join(inst.Dir, filenames.QMPSock)); err != nil && loaded.Err() == nil {
+			d.Logger.Warn("cannot let the resumed guest run", "instance", name, "err", err)
+		}
+	}()
+	err = d.waitRunning(ctx, name)
+	cancel()
+	if err == nil {
+		err = d.afterResume(ctx, inst)
+	}
+	if err == nil || ctx.Err() != nil {
+		return errors.Join(err, discardSavedState(inst.Dir))
+	}
+	why := "resuming the saved state failed: " + err.Error()
+	d.Logger.Warn("resuming failed; booting the VM instead", "instance", name, "err", err)
+	if err := d.Stop(ctx, name, 0); err != nil {
+		return err
+	}
+	if err := d.discardTo(inst.Dir, why); err != nil {
+		return err
+	}
+	if err := d.Start(ctx, name); err != nil {
+		return err
+	}
+	return d.waitRunning(ctx, name)
+}
+
+// afterResume brings a guest that resumed up to date: its clock, which
+// stood still while it was saved, its host folders, which the save
+// unmounted, and its guest agent, whose connection to the host agent of
+// the save is gone.
+func (d *Driver) afterResume(ctx context.Context, inst Instance) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	now := time.Now()
+	script := fmt.Sprintf(afterResumeScript, now.Unix(), now.Nanosecond())
+	if err := d.guestRun(ctx, inst, script); err != nil {
+		return fmt.Errorf("after resuming: %w", err)
+	}
+	if err := os.Remove(filepath.Join(inst.Dir, resumeStateFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// afterResumeScript runs as root in a guest that resumed, with the host's
+// time (seconds, nanoseconds) filled in. The folders are those
+// unmountForSaveScript recorded, in /proc/mounts' form (octal escapes).
+const afterResumeScript = `set -e
+date -u -s @%d.%09d >/dev/null
+if [ -s /run/paddock-saved-mounts ]; then
+	while read -r src point type opts rest; do
+		src=$(printf '%%b' "$src")
+		point=$(printf '%%b' "$point")
+		mountpoint -q "$point" || mount -t "$type" -o "$opts" "$src" "$point"
+	done </run/paddock-saved-mounts
+	rm -f /run/paddock-saved-mounts
+fi
+systemctl try-restart --no-block lima-guestagent.service 2>/dev/null || true
+`
