@@ -87,6 +87,18 @@ type Options struct {
 	Logger  *slog.Logger
 	// Metrics counts and times the reconciles; nil records nothing.
 	Metrics *metrics.Metrics
+	// Clients and Containers, when both are set, let an App whose
+	// spec.suspendWhenIdle is set suspend: Clients says what the
+	// engine's clients on the host do (the daemon's Docker socket, which
+	// also wakes the App through Wake), Containers whether a container
+	// runs. Without them the App never suspends.
+	Clients    func() ClientActivity
+	Containers Containers
+	// Now is the clock of the idle time; time.Now when nil.
+	Now func() time.Time
+	// IdleRecheck is how often an App that may become idle is looked at
+	// again; 30 s when zero.
+	IdleRecheck time.Duration
 }
 
 // Controller reconciles the App.
@@ -97,6 +109,8 @@ type Controller struct {
 	ctrl  *controller.Controller
 	// answered is the engine's last answer.
 	answered lastAnswer
+	// idle is when the App was last busy.
+	idle idleClock
 }
 
 // New returns the App controller.
@@ -123,6 +137,9 @@ func vmKey(app *resource.App) resource.Key {
 // reconcile brings a live App, which carries its cleanup finalizer, to
 // its spec: its template, its VM, its engine's context, its status.
 func (c *Controller) reconcile(ctx context.Context, app *resource.App) (controller.Result, error) {
+	if err := c.dropStaleSuspension(ctx, app); err != nil {
+		return controller.Result{}, err
+	}
 	src, err := c.ensureTemplate(ctx, app)
 	var vm *resource.VM
 	if err == nil {
@@ -142,7 +159,8 @@ func (c *Controller) reconcile(ctx context.Context, app *resource.App) (controll
 		if errors.As(blocked, new(*PendingError)) {
 			retry = pendingRetry
 		}
-		return controller.Result{RequeueAfter: retry}, c.writeStatus(ctx, app, vm, engineState{}, blocked)
+		_, err := c.writeStatus(ctx, app, vm, engineState{}, blocked)
+		return controller.Result{RequeueAfter: retry}, err
 	}
 	if err != nil {
 		return controller.Result{}, err
@@ -154,18 +172,29 @@ func (c *Controller) reconcile(ctx context.Context, app *resource.App) (controll
 	if err := c.keepContext(ctx, app, engine); err != nil {
 		return controller.Result{}, err
 	}
-	if err := c.writeStatus(ctx, app, vm, engine, nil); err != nil {
+	up, err := c.writeStatus(ctx, app, vm, engine, nil)
+	if err != nil {
 		return controller.Result{}, err
+	}
+	recheck := engineRecheck
+	if up && c.suspends(app) {
+		after, err := c.checkIdle(ctx, app)
+		if err != nil || after == 0 {
+			return controller.Result{}, err
+		}
+		recheck = min(recheck, after)
+	} else {
+		c.idle.forget()
 	}
 	switch {
 	case vm == nil || vm.Metadata.Terminating():
 		return controller.Result{RequeueAfter: goneRetry}, nil
 	case engine.probed && !engine.ready:
 		return controller.Result{RequeueAfter: engineRetryAfter(vm, time.Now())}, nil
-	case !engine.ready && app.Spec.Running && vmBooting(vm):
+	case !engine.ready && wantRunning(app) && vmBooting(vm):
 		return controller.Result{RequeueAfter: engineRetryBooting}, nil
 	case engine.ready:
-		return controller.Result{RequeueAfter: engineRecheck}, nil
+		return controller.Result{RequeueAfter: recheck}, nil
 	}
 	return controller.Result{}, nil
 }
@@ -212,7 +241,8 @@ func (c *Controller) finalize(ctx context.Context, app *resource.App) (controlle
 			return controller.Result{}, err
 		}
 		// The VM's cleanup runs; its deletion wakes this controller too.
-		return controller.Result{RequeueAfter: goneRetry}, c.writeStatus(ctx, app, vm, engineState{}, nil)
+		_, err := c.writeStatus(ctx, app, vm, engineState{}, nil)
+		return controller.Result{RequeueAfter: goneRetry}, err
 	}
 	remaining, err := c.deleteTemplates(ctx, app, "")
 	if err != nil {

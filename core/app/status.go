@@ -81,7 +81,7 @@ func vmBooting(vm *resource.VM) bool {
 // is only waited for.
 func (c *Controller) checkEngine(ctx context.Context, app *resource.App, vm *resource.VM) engineState {
 	booting := vmBooting(vm)
-	if vm == nil || !app.Spec.Running || !vmUp(vm) && !booting {
+	if vm == nil || !wantRunning(app) || !vmUp(vm) && !booting {
 		c.answered.forget()
 		return engineState{}
 	}
@@ -166,16 +166,17 @@ var errStale = errors.New("the App was replaced")
 
 // writeStatus sets the App's conditions from its VM, the engine and what
 // blocks it, each stamped with the generation of the App this reconcile
-// acted on.
-func (c *Controller) writeStatus(ctx context.Context, app *resource.App, vm *resource.VM, engine engineState, blocked *blockedError) error {
+// acted on. It reports whether the App is Settled running.
+func (c *Controller) writeStatus(ctx context.Context, app *resource.App, vm *resource.VM, engine engineState, blocked *blockedError) (bool, error) {
 	fresh := false
 	if vm != nil {
 		var err error
 		if fresh, err = c.templateCurrent(ctx, vm); err != nil {
-			return err
+			return false, err
 		}
 	}
 	gen := app.Metadata.Generation
+	ok, reason, msg := settled(app, vm, fresh, engine, blocked)
 	_, err := controller.UpdateStatus(ctx, c.store, resource.KeyOf(app), func(a *resource.App) (bool, error) {
 		if a.Metadata.UID != app.Metadata.UID {
 			return false, errStale
@@ -184,6 +185,11 @@ func (c *Controller) writeStatus(ctx context.Context, app *resource.App, vm *res
 		conds := &a.Status.Conditions
 		if vm != nil {
 			resource.MirrorConditions(conds, gen, vm.Status.Conditions, resource.VMCreated, resource.VMRunning)
+			if ok && reason == resource.ReasonSuspended {
+				// The VM is stopped; the App, which should run, is
+				// suspended.
+				set(conds, gen, resource.AppRunning, false, resource.ReasonSuspended, msg)
+			}
 		} else {
 			reason, msg := resource.ReasonCreating, "creating the VM"
 			if blocked != nil {
@@ -193,11 +199,10 @@ func (c *Controller) writeStatus(ctx context.Context, app *resource.App, vm *res
 			set(conds, gen, resource.AppCreated, false, reason, msg)
 		}
 		set(conds, gen, resource.AppContainerEngineReady, engine.ready, engineReason(app, vm, engine), engineMessage(app, vm, engine))
-		ok, reason, msg := settled(app, vm, fresh, engine, blocked)
 		set(conds, gen, resource.AppSettled, ok, reason, msg)
 		return !reflect.DeepEqual(before, a.Status.Conditions), nil
 	})
-	return err
+	return ok && reason == resource.ReasonRunning, err
 }
 
 func set(conds *[]metav1.Condition, gen int64, t string, ok bool, reason, msg string) {
@@ -214,6 +219,10 @@ func engineReason(app *resource.App, vm *resource.VM, e engineState) string {
 		return resource.ReasonConnected
 	case e.probed:
 		return resource.ReasonConnecting
+	case app.Suspended() && vm != nil && vmUp(vm):
+		return resource.ReasonSuspending
+	case app.Suspended():
+		return resource.ReasonSuspended
 	case !app.Spec.Running && vm != nil && vmUp(vm):
 		return resource.ReasonStopping
 	case !app.Spec.Running:
@@ -226,6 +235,10 @@ func engineMessage(app *resource.App, vm *resource.VM, e engineState) string {
 	switch {
 	case e.probed:
 		return e.message
+	case app.Suspended() && vm != nil && vmUp(vm):
+		return "the App is being suspended: its VM saves its state and stops"
+	case app.Suspended():
+		return suspendedMessage(app, vm)
 	case !app.Spec.Running && vm != nil && vmUp(vm):
 		return "the VM is stopping"
 	case !app.Spec.Running:
@@ -265,6 +278,15 @@ func settled(app *resource.App, vm *resource.VM, fresh bool, engine engineState,
 	if running == nil {
 		return false, resource.ReasonReconciling, "waiting for the VM's controller to take the change"
 	}
+	if app.Suspended() {
+		switch {
+		case running.Status == metav1.ConditionTrue:
+			return false, resource.ReasonSuspending, "the App is being suspended: its VM saves its state and stops"
+		case running.Reason == resource.ReasonStopped:
+			return true, resource.ReasonSuspended, suspendedMessage(app, vm)
+		}
+		return false, running.Reason, running.Message
+	}
 	if !app.Spec.Running {
 		if running.Status == metav1.ConditionTrue {
 			return false, resource.ReasonStopping, "the VM is stopping"
@@ -282,6 +304,18 @@ func settled(app *resource.App, vm *resource.VM, fresh bool, engine engineState,
 		return false, resource.ReasonConnecting, "the VM runs; waiting for " + app.Spec.ContainerEngine.Name + " to answer: " + engine.message
 	}
 	return true, resource.ReasonRunning, "the VM runs and " + app.Spec.ContainerEngine.Name + " answers"
+}
+
+// suspendedMessage says why the App is suspended, how its VM stopped (the
+// VM's Running message, when there is one: whether its state was saved)
+// and what wakes it.
+func suspendedMessage(app *resource.App, vm *resource.VM) string {
+	how := "its VM is stopped"
+	if c := runningCondition(vm); c != nil && c.Status == metav1.ConditionFalse && c.Message != "" {
+		how += " (" + c.Message + ")"
+	}
+	return "suspended after " + app.Spec.SuspendWhenIdle + " without a Docker client or a running container: " +
+		how + "; the next Docker request, or a start, wakes it"
 }
 
 func reasonOr(c *metav1.Condition, fallback string) string {

@@ -78,6 +78,10 @@ func (c *Controller) ensureTemplate(ctx context.Context, app *resource.App) (*re
 	return out.(*resource.ConfigMap), nil
 }
 
+// wantRunning reports whether the App's VM should run: the App should,
+// and is not suspended.
+func wantRunning(app *resource.App) bool { return app.Spec.Running && !app.Suspended() }
+
 // desiredParams are the VM params the App owns: its sizes.
 func desiredParams(app *resource.App) map[string]any {
 	return map[string]any{"cpus": app.Spec.CPUs, "memory": app.Spec.Memory, "disk": app.Spec.Disk}
@@ -97,7 +101,7 @@ func (c *Controller) ensureVM(ctx context.Context, app *resource.App, src *resou
 		nv := &resource.VM{
 			TypeMeta: resource.TypeMeta{APIVersion: resource.APIVersion, Kind: resource.KindVM.Name},
 			Metadata: resource.ObjectMeta{Name: key.Name, Namespace: key.Namespace, Labels: map[string]string{LabelApp: app.Metadata.Name}},
-			Spec:     resource.VMSpec{Running: app.Spec.Running, Cold: app.Spec.Cold, TemplateRef: src.Metadata.Name, Params: desiredParams(app)},
+			Spec:     resource.VMSpec{Running: wantRunning(app), Cold: app.Spec.Cold, TemplateRef: src.Metadata.Name, Params: desiredParams(app)},
 		}
 		controller.Own(nv, app)
 		out, err := c.store.Create(ctx, nv)
@@ -146,8 +150,8 @@ func createFailed(err error) error {
 // or nil when they are as they should be.
 func specPatch(app *resource.App, vm *resource.VM, templateRef string) ([]byte, error) {
 	spec := map[string]any{}
-	if vm.Spec.Running != app.Spec.Running {
-		spec["running"] = app.Spec.Running
+	if vm.Spec.Running != wantRunning(app) {
+		spec["running"] = wantRunning(app)
 	}
 	// How the VM stops and starts: a change restarts nothing.
 	if vm.Spec.Cold != app.Spec.Cold {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"time"
 
 	units "github.com/docker/go-units"
 	"github.com/pbnjay/memory"
@@ -45,7 +47,25 @@ const (
 	ReasonRestarting  = "Restarting"
 	ReasonDeleting    = "Deleting"
 	ReasonDownloading = "Downloading"
+	// ReasonSuspended is the Running, ContainerEngineReady and Settled
+	// reason of an App that is suspended: it should run (spec.running), was
+	// idle for spec.suspendWhenIdle, and its VM is stopped, its state saved,
+	// until a Docker client or a start wakes it.
+	ReasonSuspended = "Suspended"
+	// ReasonSuspending is Settled's reason while the VM of an App being
+	// suspended stops.
+	ReasonSuspending = "Suspending"
 )
+
+// AnnotationSuspended is set on the App by its controller when it suspends
+// the App: the App's generation then, in decimal. It holds for that
+// generation alone: any change of the App's spec (a stop, a start, a size)
+// ends the suspension, as does removing the annotation, which is what a
+// wake does.
+const AnnotationSuspended = Group + "/suspended"
+
+// MinSuspendWhenIdle is the shortest spec.suspendWhenIdle.
+const MinSuspendWhenIdle = 10 * time.Second
 
 // Reasons an App's Created and Settled conditions give when the App cannot
 // make or change its VM; Settled also forwards the VM's failures.
@@ -91,6 +111,43 @@ type AppSpec struct {
 	Mounts    []AppMount `json:"mounts,omitzero" doc:"Host folders the VM shares, each at the same path in the guest, so that docker run -v finds them; the home folder (~), writable, when absent; [] shares none. On WSL2, WSL shares the Windows drives itself and this list is not used. A change restarts a running VM."`
 	Cold      bool       `json:"cold,omitempty" doc:"Stop the App's VM with a full shutdown and start it with a full boot, rather than saving its state at a stop and resuming it at the next start (see the VM's spec.cold)."`
 	MountType string     `json:"mountType,omitempty" enum:"9p,reverse-sshfs" doc:"How QEMU shares the folders: 9p or reverse-sshfs; the faster (9p) when empty. VZ always uses virtiofs, WSL2 its own mounts."`
+	// SuspendWhenIdle is a Go duration; empty or "0" is off.
+	SuspendWhenIdle string `json:"suspendWhenIdle,omitempty" doc:"Suspend the running App after this long without a Docker client connected and without a running container, e.g. 15m (at least 10s): its VM's state is saved and QEMU ends, and the next Docker request (or a start) resumes it. Empty or 0: never (the default). Docker (moby) only, where the daemon serves Docker's socket (not on WSL2)." example:"15m"`
+}
+
+// IdleTimeout is how long the App may be idle before it is suspended
+// (spec.suspendWhenIdle); zero when that is off or not a valid duration.
+func (s AppSpec) IdleTimeout() time.Duration {
+	d, err := parseSuspendWhenIdle(s.SuspendWhenIdle)
+	if err != nil {
+		return 0
+	}
+	return d
+}
+
+// parseSuspendWhenIdle reads spec.suspendWhenIdle: zero for off.
+func parseSuspendWhenIdle(v string) (time.Duration, error) {
+	if v == "" || v == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("%q is not a duration: write one such as 15m, 1h or 90s; 0 or empty turns suspending off", v)
+	case d == 0:
+		return 0, nil
+	case d < MinSuspendWhenIdle:
+		return 0, fmt.Errorf("%s is too short: at least %s (0 or empty turns suspending off)", v, MinSuspendWhenIdle)
+	}
+	return d, nil
+}
+
+// Suspended reports whether the App's controller suspended it for its
+// current spec (AnnotationSuspended names its generation) and it should
+// run.
+func (a *App) Suspended() bool {
+	v, ok := a.Metadata.Annotations[AnnotationSuspended]
+	return ok && a.Spec.Running && v == strconv.FormatInt(a.Metadata.Generation, 10)
 }
 
 // ContainerEngine chooses the engine; an object so that engine options can
@@ -164,6 +221,9 @@ var KindApp = &Kind{
 		}
 		errs = append(errs, validateAppMounts(a.Spec.Mounts, oldMounts)...)
 		errs = append(errs, validateMountType(a.Spec.MountType)...)
+		if _, err := parseSuspendWhenIdle(a.Spec.SuspendWhenIdle); err != nil {
+			errs = append(errs, FieldError{"spec.suspendWhenIdle", err.Error()})
+		}
 		if old != nil && old.(*App).Spec.Namespace != a.Spec.Namespace {
 			errs = append(errs, FieldError{"spec.namespace", "is immutable: delete and recreate the App to move it"})
 		}

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	units "github.com/docker/go-units"
 )
@@ -147,5 +148,41 @@ func TestVMParamsAreRangeChecked(t *testing.T) {
 		case c.field != "" && (!errors.As(err, &e) || len(e.Fields) == 0 || e.Fields[0].Field != c.field):
 			t.Errorf("%v: got %v, want an error naming %s", c.params, err, c.field)
 		}
+	}
+}
+
+func TestSuspendWhenIdleIsADurationOfAtLeastTenSeconds(t *testing.T) {
+	for v, want := range map[string]time.Duration{"": 0, "0": 0, "0s": 0, "10s": 10 * time.Second, "15m": 15 * time.Minute, "1h30m": 90 * time.Minute} {
+		app := &App{TypeMeta: TypeMeta{APIVersion, "App"}, Metadata: ObjectMeta{Name: AppName}, Spec: AppSpec{SuspendWhenIdle: v}}
+		if err := DefaultAndValidate(KindApp, app, nil); err != nil {
+			t.Errorf("suspendWhenIdle %q: %v", v, err)
+		}
+		if got := app.Spec.IdleTimeout(); got != want {
+			t.Errorf("suspendWhenIdle %q: IdleTimeout %s, want %s", v, got, want)
+		}
+	}
+	for v, says := range map[string]string{"15": "not a duration", "soon": "not a duration", "9s": "at least 10s", "-1m": "at least 10s"} {
+		app := &App{TypeMeta: TypeMeta{APIVersion, "App"}, Metadata: ObjectMeta{Name: AppName}, Spec: AppSpec{SuspendWhenIdle: v}}
+		err := DefaultAndValidate(KindApp, app, nil)
+		if !fieldsOf(t, err)["spec.suspendWhenIdle"] || !strings.Contains(err.Error(), says) {
+			t.Errorf("suspendWhenIdle %q: %v; want it refused, saying %q", v, err, says)
+		}
+	}
+}
+
+// The suspension holds for the generation it names, on an App that
+// should run.
+func TestSuspendedHoldsForTheGenerationItNames(t *testing.T) {
+	a := &App{Metadata: ObjectMeta{Generation: 3, Annotations: map[string]string{AnnotationSuspended: "3"}}, Spec: AppSpec{Running: true}}
+	if !a.Suspended() {
+		t.Fatal("an App suspended at its generation is not Suspended")
+	}
+	a.Metadata.Generation = 4
+	if a.Suspended() {
+		t.Fatal("a spec change did not end the suspension")
+	}
+	a.Metadata.Generation, a.Spec.Running = 3, false
+	if a.Suspended() {
+		t.Fatal("a stopped App is Suspended")
 	}
 }

@@ -17,6 +17,7 @@ const (
 	PhaseStopped     = "Stopped"     // created, not running
 	PhaseFailed      = "Failed"      // a create, start or stop failed; the reason says which
 	PhaseTerminating = "Terminating" // being deleted
+	PhaseSuspended   = "Suspended"   // the App only: it should run, was idle, and its VM is stopped with its state saved until something wakes it
 )
 
 // PhaseAndReason returns the phase of v's machine and the reason of the
@@ -30,7 +31,9 @@ func (v *VM) PhaseAndReason() (phase, reason string) {
 // read from (nil when there is none). It is the VM's rule (PhaseAndReason)
 // over the Created and Running conditions the App mirrors from its VM,
 // with what only an App has: a VM it cannot make or change (Created or
-// Settled giving one of AppFailures) is Failed, and a running VM whose
+// Settled giving one of AppFailures) is Failed, an App whose Running says
+// Suspended is Suspended (Stopping while its VM saves its state on the way
+// there), and a running VM whose
 // engine does not answer yet, or that does not run the App's spec yet, is
 // Starting.
 func (a *App) PhaseAndCondition() (string, *metav1.Condition) {
@@ -42,6 +45,12 @@ func (a *App) PhaseAndCondition() (string, *metav1.Condition) {
 	settled := meta.FindStatusCondition(conds, AppSettled)
 	if settled != nil && settled.Status != metav1.ConditionTrue && slices.Contains(AppFailures, settled.Reason) {
 		return PhaseFailed, settled
+	}
+	if c != nil && c.Type == AppRunning && c.Reason == ReasonSuspended {
+		return PhaseSuspended, c
+	}
+	if settled != nil && settled.Reason == ReasonSuspending && phase == PhaseRunning {
+		return PhaseStopping, settled
 	}
 	if phase != PhaseRunning {
 		return phase, c

@@ -76,6 +76,8 @@ func TestAppPhase(t *testing.T) {
 		{"running", true, false, []metav1.Condition{created, up, engineUp, cond(AppSettled, "True", "Running")}, PhaseRunning, ReasonStarted},
 		{"stopping", false, false, []metav1.Condition{created, up, engineUp}, PhaseStopping, ReasonStarted},
 		{"stopped", false, false, []metav1.Condition{created, cond(AppRunning, "False", ReasonStopped), cond(AppSettled, "True", "Stopped")}, PhaseStopped, ReasonStopped},
+		{"suspending", true, false, []metav1.Condition{created, up, engineUp, cond(AppSettled, "False", ReasonSuspending)}, PhaseStopping, ReasonSuspending},
+		{"suspended", true, false, []metav1.Condition{created, cond(AppRunning, "False", ReasonSuspended), cond(AppContainerEngineReady, "False", ReasonSuspended), cond(AppSettled, "True", ReasonSuspended)}, PhaseSuspended, ReasonSuspended},
 		{"deleting", true, true, []metav1.Condition{created, up}, PhaseTerminating, ""},
 	}
 	for _, tt := range tests {

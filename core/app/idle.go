@@ -1,0 +1,245 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/core/store"
+)
+
+// idleRecheck is how often an App that may become idle is looked at again:
+// the engine's clients are read at once, its containers asked through the
+// VM's forward (a round trip through the guest, as engineRecheck's ping).
+const idleRecheck = 30 * time.Second
+
+// ClientActivity is what the engine's clients on the host do: how many
+// connections are open now, and when one last opened, closed or sent a
+// request (zero when none ever did).
+type ClientActivity struct {
+	Connections int
+	Last        time.Time
+}
+
+// Containers says whether a container runs in the engine (Docker's
+// GET /containers/json?limit=1 for moby).
+type Containers interface {
+	AnyRunning(ctx context.Context, engine string) (bool, error)
+}
+
+// idleClock is when the running App was last seen busy, by its UID: the
+// start of the idle time that spec.suspendWhenIdle bounds. It lives in
+// memory: a daemon that starts counts from its start.
+type idleClock struct {
+	mu    sync.Mutex
+	uid   string
+	since time.Time
+}
+
+// busySince returns when the App uid was last busy, now when it was not
+// followed until now.
+func (c *idleClock) busySince(uid string, now time.Time) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.uid != uid {
+		c.uid, c.since = uid, now
+	}
+	return c.since
+}
+
+// busy records that the App uid was busy at t.
+func (c *idleClock) busy(uid string, t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.uid != uid || t.After(c.since) {
+		c.uid, c.since = uid, t
+	}
+}
+
+func (c *idleClock) forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.uid, c.since = "", time.Time{}
+}
+
+func (c *Controller) now() time.Time {
+	if c.opts.Now != nil {
+		return c.opts.Now()
+	}
+	return time.Now()
+}
+
+// suspends reports whether the App may be suspended when idle: it asks for
+// it, runs Docker (whose socket the daemon serves and so wakes it; nothing
+// wakes containerd, whose socket is Lima's forward itself), and the
+// controller can tell its clients and containers.
+func (c *Controller) suspends(app *resource.App) bool {
+	return app.Spec.IdleTimeout() > 0 && app.Spec.ContainerEngine.Name == resource.EngineMoby &&
+		c.opts.Clients != nil && c.opts.Containers != nil
+}
+
+// checkIdle follows a running, settled App that suspends when idle: when
+// no client was connected and no container ran for spec.suspendWhenIdle
+// it suspends the App. It returns how soon to look again (zero when it
+// suspended the App: the write wakes the controller).
+func (c *Controller) checkIdle(ctx context.Context, app *resource.App) (time.Duration, error) {
+	limit, uid, now := app.Spec.IdleTimeout(), app.Metadata.UID, c.now()
+	clients := c.opts.Clients()
+	if clients.Connections > 0 {
+		c.idle.busy(uid, now)
+	} else if !clients.Last.IsZero() {
+		c.idle.busy(uid, clients.Last)
+	}
+	since := c.idle.busySince(uid, now)
+	recheck := c.opts.IdleRecheck
+	if recheck <= 0 {
+		recheck = idleRecheck
+	}
+	if clients.Connections > 0 {
+		return min(limit, recheck), nil
+	}
+	// Asked on every look, not only at the end: a container that ran for
+	// a while in between counts.
+	asked, cancel := context.WithTimeout(ctx, pingTimeout)
+	running, err := c.opts.Containers.AnyRunning(asked, app.Spec.ContainerEngine.Name)
+	cancel()
+	if err != nil || running {
+		// An engine that does not say is not idle: it is looked at again.
+		if err != nil {
+			c.log.Debug("cannot tell whether containers run; the App is not suspended", "err", err)
+		}
+		c.idle.busy(uid, now)
+		return min(limit, recheck), nil
+	}
+	if idle := now.Sub(since); idle < limit {
+		return min(limit-idle, recheck), nil
+	}
+	c.log.Info("suspending the App: no Docker client and no running container", "for", now.Sub(since).Round(time.Second), "suspendWhenIdle", app.Spec.SuspendWhenIdle)
+	c.idle.forget()
+	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, resource.AnnotationSuspended, strconv.FormatInt(app.Metadata.Generation, 10))
+	_, err = c.store.Patch(ctx, resource.KeyOf(app), patch)
+	return 0, err
+}
+
+// dropStaleSuspension removes an AnnotationSuspended that no longer holds
+// (the App's spec changed since), so that it says nothing it does not mean.
+func (c *Controller) dropStaleSuspension(ctx context.Context, app *resource.App) error {
+	if _, ok := app.Metadata.Annotations[resource.AnnotationSuspended]; !ok || app.Suspended() {
+		return nil
+	}
+	_, err := c.store.Patch(ctx, resource.KeyOf(app), unsuspend)
+	return err
+}
+
+// unsuspend is the merge patch that ends a suspension.
+var unsuspend = fmt.Appendf(nil, `{"metadata":{"annotations":{%q:null}}}`, resource.AnnotationSuspended)
+
+// Wake resumes the App when it is suspended (its VM starts again, resuming
+// the state it saved) and returns once its engine answers, or with why it
+// will not: there is no App, it is stopped, its start failed, or ctx ended.
+// An App that is starting is waited for. Wakes at the same time share one
+// resume: each ends the same suspension and waits for the same App.
+func (c *Controller) Wake(ctx context.Context) error {
+	key := resource.Key{Kind: resource.KindApp.Name, Name: resource.AppName}
+	obj, err := c.store.Get(ctx, key)
+	if err != nil {
+		return err
+	}
+	a := obj.(*resource.App)
+	if _, ok := a.Metadata.Annotations[resource.AnnotationSuspended]; ok && a.Spec.Running {
+		c.log.Info("waking the suspended App")
+		if obj, err = c.store.Patch(ctx, key, unsuspend); err != nil {
+			return err
+		}
+	}
+	return waitAwake(ctx, c.store, obj.(*resource.App))
+}
+
+// waitAwake follows the App from its revision in from until its engine
+// answers (Settled True, reason Running, for its current generation), and
+// fails when it will not: it is stopped, suspended again, deleted, or
+// failed.
+func waitAwake(ctx context.Context, st store.Store, from *resource.App) error {
+	a := from
+	for {
+		if done, err := awake(a); done || err != nil {
+			return err
+		}
+		rv, _ := strconv.ParseInt(a.Metadata.ResourceVersion, 10, 64)
+		w, err := st.Watch(ctx, store.WatchOptions{ListOptions: store.ListOptions{Kind: resource.KindApp}, ResourceVersion: rv})
+		if err != nil {
+			return err
+		}
+		a, err = nextApp(ctx, w)
+		w.Stop()
+		if errors.Is(err, errWatchEnded) {
+			// Too slow, or a revision too old: read the App anew.
+			obj, gerr := st.Get(ctx, resource.KeyOf(from))
+			if gerr != nil {
+				return gerr
+			}
+			a, err = obj.(*resource.App), nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+var errWatchEnded = errors.New("the watch ended")
+
+// nextApp returns the App as the watch next shows it.
+func nextApp(ctx context.Context, w *store.Watcher) (*resource.App, error) {
+	for {
+		ev, err := w.Next(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("the App's engine did not answer in time: %w", ctx.Err())
+			}
+			return nil, errWatchEnded
+		}
+		switch ev.Type {
+		case store.Deleted:
+			return nil, errors.New("the App was deleted")
+		case store.Added, store.Modified:
+			a := &resource.App{}
+			if err := json.Unmarshal(ev.Object, a); err != nil {
+				return nil, err
+			}
+			return a, nil
+		}
+	}
+}
+
+// awake reports whether the App's engine answers after a wake, or why it
+// will not.
+func awake(a *resource.App) (bool, error) {
+	switch {
+	case a.Metadata.Terminating():
+		return false, errors.New("the App is being deleted")
+	case !a.Spec.Running:
+		return false, errors.New("the App is stopped: 'paddock start' starts it")
+	case a.Suspended():
+		return false, errors.New("the App was suspended again")
+	}
+	c := meta.FindStatusCondition(a.Status.Conditions, resource.AppSettled)
+	if c == nil || !resource.ConditionCurrent(c, a.Metadata.Generation) {
+		return false, nil
+	}
+	if c.Status == metav1.ConditionTrue {
+		return c.Reason == resource.ReasonRunning, nil
+	}
+	if slices.Contains(resource.AppFailures, c.Reason) {
+		return false, fmt.Errorf("the App failed to start (%s): %s", c.Reason, c.Message)
+	}
+	return false, nil
+}

@@ -1,0 +1,355 @@
+package app_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"paddock.dev/paddock/core/app"
+	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/core/store/gormstore"
+	"paddock.dev/paddock/core/store/gormstore/storetest"
+	"paddock.dev/paddock/core/vm"
+	"paddock.dev/paddock/core/vm/vmtest"
+)
+
+// fakeClock is the idle time's clock, moved by the test.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// engineUse is a FAKE of what the daemon's Docker socket and the engine
+// say: the clients connected and whether a container runs.
+type engineUse struct {
+	mu      sync.Mutex
+	clients app.ClientActivity
+	running bool
+}
+
+func (u *engineUse) Activity() app.ClientActivity {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.clients
+}
+
+func (u *engineUse) AnyRunning(context.Context, string) (bool, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.running, nil
+}
+
+func (u *engineUse) set(clients app.ClientActivity, running bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.clients, u.running = clients, running
+}
+
+// idleEnv is env with the idle detector's parts and a daemon that can be
+// restarted on the same store and machines.
+type idleEnv struct {
+	*env
+	clock *fakeClock
+	use   *engineUse
+	apps  *app.Controller
+	stop  func()
+}
+
+// startIdle runs the App and VM controllers on a real store and the fake
+// VM driver, the App's idle time on a clock the test moves and looked at
+// every 10 ms.
+func startIdle(t *testing.T) *idleEnv {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	dialector, err := gormstore.Dialector(storetest.Database(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := vmtest.NewFakeDriver()
+	st, err := gormstore.Open(ctx, gormstore.Config{Dialector: dialector, Admit: vm.Admit(d)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	e := &idleEnv{
+		env:   &env{t: t, ctx: ctx, st: st, driver: d, tmpl: &testTemplate{}, engine: &fakeEngine{}, hostCx: &recordingContext{}},
+		clock: &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)},
+		use:   &engineUse{},
+	}
+	e.engine.set(true)
+	e.runDaemon()
+	t.Cleanup(func() { e.stop() })
+	return e
+}
+
+// runDaemon starts the controllers, as a daemon does.
+func (e *idleEnv) runDaemon() {
+	ctx, cancel := context.WithCancel(e.ctx)
+	e.apps = app.New(e.st, app.Options{Template: e.tmpl, Engine: e.engine, Context: e.hostCx,
+		Clients: e.use.Activity, Containers: e.use, Now: e.clock.Now, IdleRecheck: 10 * time.Millisecond})
+	vms := vm.New(e.st, e.driver, vm.Options{StopGrace: time.Second})
+	var wg sync.WaitGroup
+	wg.Go(func() { e.apps.Run(ctx) })
+	wg.Go(func() { vms.Run(ctx) })
+	e.stop = func() { cancel(); wg.Wait() }
+}
+
+// restartDaemon ends the controllers and starts new ones, which know only
+// the store, as a daemon that restarts.
+func (e *idleEnv) restartDaemon() {
+	e.stop()
+	e.runDaemon()
+}
+
+// runningApp makes an App that suspends after 10 s and waits until it runs.
+func (e *idleEnv) runningApp() *resource.App {
+	a := e.createApp(resource.AppSpec{Running: true, CPUs: 1, Memory: "1GiB", SuspendWhenIdle: "10s"})
+	return e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
+}
+
+// staysRunning checks that the App is still Settled running after the
+// controller looked at it many times.
+func (e *idleEnv) staysRunning(why string) {
+	e.t.Helper()
+	time.Sleep(200 * time.Millisecond) // 20 looks
+	a := e.waitApp("the App", func(*resource.App) bool { return true })
+	if c := cond(a.Status.Conditions, resource.AppSettled); c.Status != metav1.ConditionTrue || c.Reason != resource.ReasonRunning || !e.getVM().Spec.Running {
+		e.t.Fatalf("%s: the App is not running: Settled %+v", why, c)
+	}
+}
+
+// suspended waits until the App is suspended and checks what that is:
+// spec.running still true, its VM stopped, its conditions saying so.
+func (e *idleEnv) suspended() *resource.App {
+	e.t.Helper()
+	a := e.waitApp("Settled=True Suspended", func(a *resource.App) bool {
+		c := cond(a.Status.Conditions, resource.AppSettled)
+		return c.Status == metav1.ConditionTrue && c.Reason == resource.ReasonSuspended
+	})
+	if !a.Spec.Running || a.Metadata.Annotations[resource.AnnotationSuspended] != strconv.FormatInt(a.Metadata.Generation, 10) {
+		e.t.Fatalf("a suspended App: spec %+v, annotations %v", a.Spec, a.Metadata.Annotations)
+	}
+	for _, typ := range []string{resource.AppRunning, resource.AppContainerEngineReady} {
+		if c := cond(a.Status.Conditions, typ); c.Status != metav1.ConditionFalse || c.Reason != resource.ReasonSuspended || c.ObservedGeneration != a.Metadata.Generation {
+			e.t.Fatalf("%s of a suspended App = %+v", typ, c)
+		}
+	}
+	if c := cond(a.Status.Conditions, resource.AppSettled); !strings.Contains(c.Message, "after 10s without a Docker client") {
+		e.t.Fatalf("Settled = %+v", c)
+	}
+	if phase, _ := a.PhaseAndReason(); phase != resource.PhaseSuspended {
+		e.t.Fatalf("phase %s", phase)
+	}
+	if v := e.getVM(); v.Spec.Running {
+		e.t.Fatalf("the suspended App's VM should not run: %+v", v.Spec)
+	}
+	if inst, _ := e.driver.Machine(resource.AppVMName); inst.Running {
+		e.t.Fatal("the suspended App's machine runs")
+	}
+	if got := e.hostCx.get(); got != resource.EngineMoby {
+		e.t.Fatalf("the docker context of a suspended App points at %q; a client must still find it to wake it", got)
+	}
+	return a
+}
+
+func TestAnIdleAppIsSuspendedAfterItsIdleTime(t *testing.T) {
+	e := startIdle(t)
+	e.runningApp()
+	e.clock.advance(9 * time.Second)
+	e.staysRunning("idle for 9s of 10s")
+	e.clock.advance(2 * time.Second)
+	e.suspended()
+	if n := e.driver.Count(vmtest.Stop, resource.AppVMName); n != 1 {
+		t.Fatalf("the machine was stopped %d times", n)
+	}
+	e.clock.advance(time.Hour)
+	e.staysSuspended()
+}
+
+// staysSuspended checks that the App is still suspended after the
+// controller looked at it many times.
+func (e *idleEnv) staysSuspended() {
+	e.t.Helper()
+	time.Sleep(200 * time.Millisecond)
+	e.suspended()
+}
+
+func TestAnAppWithAClientOrARunningContainerIsNotSuspended(t *testing.T) {
+	e := startIdle(t)
+	e.runningApp()
+
+	// A client connected all along (docker logs -f, an attached shell).
+	e.use.set(app.ClientActivity{Connections: 1, Last: e.clock.Now()}, false)
+	e.clock.advance(time.Minute)
+	e.staysRunning("a client connected")
+
+	// It left 5 s ago.
+	e.clock.advance(5 * time.Second)
+	e.use.set(app.ClientActivity{Last: e.clock.Now().Add(-5 * time.Second)}, false)
+	e.clock.advance(time.Second)
+	e.staysRunning("the last client left 6s ago")
+
+	// A container runs, with no client.
+	e.use.set(app.ClientActivity{Last: e.clock.Now().Add(-6 * time.Second)}, true)
+	e.staysRunning("a container runs") // seen running now
+	e.clock.advance(time.Minute)
+	e.staysRunning("a container runs")
+
+	// It ended: the idle time counts from when it was last seen.
+	e.use.set(app.ClientActivity{Last: e.clock.Now().Add(-time.Minute)}, false)
+	e.staysRunning("a container ended")
+	e.clock.advance(11 * time.Second)
+	e.suspended()
+}
+
+func TestWakeResumesASuspendedAppOnceForManyCallers(t *testing.T) {
+	e := startIdle(t)
+	e.runningApp()
+	e.clock.advance(11 * time.Second)
+	e.suspended()
+	starts := e.driver.Count(vmtest.Start, resource.AppVMName)
+
+	ctx, cancel := context.WithTimeout(e.ctx, 15*time.Second)
+	defer cancel()
+	errs := make(chan error, 3)
+	for range 3 {
+		go func() { errs <- e.apps.Wake(ctx) }()
+	}
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Fatalf("Wake: %v", err)
+		}
+	}
+	// Woken: the engine answered before Wake returned.
+	a := e.waitApp("the App", func(*resource.App) bool { return true })
+	if c := cond(a.Status.Conditions, resource.AppSettled); c.Status != metav1.ConditionTrue || c.Reason != resource.ReasonRunning {
+		t.Fatalf("after Wake, Settled = %+v", c)
+	}
+	if _, ok := a.Metadata.Annotations[resource.AnnotationSuspended]; ok || !e.getVM().Spec.Running {
+		t.Fatalf("after Wake: annotations %v, VM spec %+v", a.Metadata.Annotations, e.getVM().Spec)
+	}
+	if n := e.driver.Count(vmtest.Start, resource.AppVMName) - starts; n != 1 {
+		t.Fatalf("three wakes started the machine %d times", n)
+	}
+	// Woken, it counts its idle time anew.
+	e.clock.advance(5 * time.Second)
+	e.staysRunning("woken 5s ago")
+	e.clock.advance(6 * time.Second)
+	e.suspended()
+}
+
+func TestWakeSaysWhyItCannot(t *testing.T) {
+	e := startIdle(t)
+	if err := e.apps.Wake(e.ctx); !resource.IsNotFound(err) {
+		t.Fatalf("Wake without an App: %v", err)
+	}
+	e.runningApp()
+	e.patchApp(`{"spec":{"running":false}}`)
+	if err := e.apps.Wake(e.ctx); err == nil || !strings.Contains(err.Error(), "'paddock start' starts it") {
+		t.Fatalf("Wake of a stopped App: %v", err)
+	}
+
+	// A resume that fails is the Wake's answer.
+	a := e.patchApp(`{"spec":{"running":true}}`)
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
+	e.clock.advance(11 * time.Second)
+	e.suspended()
+	e.driver.Fail(vmtest.Boot, resource.AppVMName, errFake("qemu: cannot allocate memory"))
+	ctx, cancel := context.WithTimeout(e.ctx, 15*time.Second)
+	defer cancel()
+	if err := e.apps.Wake(ctx); err == nil || !strings.Contains(err.Error(), "cannot allocate memory") {
+		t.Fatalf("Wake whose resume fails: %v", err)
+	}
+	// A Wake that runs out of time says so.
+	short, cancel := context.WithTimeout(e.ctx, 50*time.Millisecond)
+	defer cancel()
+	e.driver.HoldBoots(true)
+	if err := e.apps.Wake(short); err == nil {
+		t.Fatal("a Wake out of time returned no error")
+	}
+}
+
+type errFake string
+
+func (e errFake) Error() string { return string(e) }
+
+func TestASuspendedAppStaysSuspendedAcrossADaemonRestart(t *testing.T) {
+	e := startIdle(t)
+	e.runningApp()
+	e.clock.advance(11 * time.Second)
+	e.suspended()
+	starts := e.driver.Count(vmtest.Start, resource.AppVMName)
+
+	e.restartDaemon()
+	e.staysSuspended()
+	if n := e.driver.Count(vmtest.Start, resource.AppVMName); n != starts {
+		t.Fatalf("the restarted daemon started the suspended App's machine (%d starts, were %d)", n, starts)
+	}
+	ctx, cancel := context.WithTimeout(e.ctx, 15*time.Second)
+	defer cancel()
+	if err := e.apps.Wake(ctx); err != nil {
+		t.Fatalf("Wake after a restart: %v", err)
+	}
+}
+
+// A stop of a suspended App leaves it stopped and ends the suspension; the
+// next start runs it.
+func TestStopAndStartOfASuspendedApp(t *testing.T) {
+	e := startIdle(t)
+	e.runningApp()
+	e.clock.advance(11 * time.Second)
+	e.suspended()
+	starts := e.driver.Count(vmtest.Start, resource.AppVMName)
+
+	a := e.patchApp(`{"spec":{"running":false}}`)
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonStopped)
+	a = e.waitApp("the suspension's annotation gone", func(a *resource.App) bool {
+		_, ok := a.Metadata.Annotations[resource.AnnotationSuspended]
+		return !ok
+	})
+	if c := cond(a.Status.Conditions, resource.AppRunning); c.Reason != resource.ReasonStopped {
+		t.Fatalf("Running of a stopped App = %+v", c)
+	}
+	if n := e.driver.Count(vmtest.Start, resource.AppVMName); n != starts || e.getVM().Spec.Running {
+		t.Fatalf("a stop of a suspended App started its machine (%d starts, were %d)", n, starts)
+	}
+
+	a = e.patchApp(`{"spec":{"running":true}}`)
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
+	if !e.getVM().Spec.Running {
+		t.Fatal("the started App's VM does not run")
+	}
+}
+
+// Suspending is off by default, and for containerd, whose socket the
+// daemon does not serve, so that nothing could wake it.
+func TestAnAppIsNotSuspendedWhenOffOrForContainerd(t *testing.T) {
+	e := startIdle(t)
+	a := e.createApp(resource.AppSpec{Running: true, CPUs: 1, Memory: "1GiB"})
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
+	e.clock.advance(time.Hour)
+	e.staysRunning("suspendWhenIdle off")
+
+	a = e.patchApp(`{"spec":{"suspendWhenIdle":"10s","containerEngine":{"name":"containerd"}}}`)
+	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
+	e.clock.advance(time.Hour)
+	e.staysRunning("containerd")
+}
