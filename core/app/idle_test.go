@@ -66,6 +66,7 @@ func (u *engineUse) set(clients app.ClientActivity, running bool) {
 // restarted on the same store and machines.
 type idleEnv struct {
 	*env
+	saver vmtest.SavingDriver
 	clock *fakeClock
 	use   *engineUse
 	apps  *app.Controller
@@ -83,14 +84,15 @@ func startIdle(t *testing.T) *idleEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := vmtest.NewFakeDriver()
+	d := vmtest.NewSavingDriver()
 	st, err := gormstore.Open(ctx, gormstore.Config{Dialector: dialector, Admit: vm.Admit(d)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
 	e := &idleEnv{
-		env:   &env{t: t, ctx: ctx, st: st, driver: d, tmpl: &testTemplate{}, engine: &fakeEngine{}, hostCx: &recordingContext{}},
+		saver: d,
+		env:   &env{t: t, ctx: ctx, st: st, driver: d.FakeDriver, tmpl: &testTemplate{}, engine: &fakeEngine{}, hostCx: &recordingContext{}},
 		clock: &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)},
 		use:   &engineUse{},
 	}
@@ -105,7 +107,7 @@ func (e *idleEnv) runDaemon() {
 	ctx, cancel := context.WithCancel(e.ctx)
 	e.apps = app.New(e.st, app.Options{Template: e.tmpl, Engine: e.engine, Context: e.hostCx,
 		Clients: e.use.Activity, Containers: e.use, Now: e.clock.Now, IdleRecheck: 10 * time.Millisecond})
-	vms := vm.New(e.st, e.driver, vm.Options{StopGrace: time.Second})
+	vms := vm.New(e.st, e.saver, vm.Options{StopGrace: time.Second})
 	var wg sync.WaitGroup
 	wg.Go(func() { e.apps.Run(ctx) })
 	wg.Go(func() { vms.Run(ctx) })
@@ -152,7 +154,7 @@ func (e *idleEnv) suspended() *resource.App {
 			e.t.Fatalf("%s of a suspended App = %+v", typ, c)
 		}
 	}
-	if c := cond(a.Status.Conditions, resource.AppSettled); !strings.Contains(c.Message, "after 10s without a Docker client") {
+	if c := cond(a.Status.Conditions, resource.AppSettled); !strings.Contains(c.Message, "after 10s without a Docker client") || !strings.Contains(c.Message, "its state saved") {
 		e.t.Fatalf("Settled = %+v", c)
 	}
 	if phase, _ := a.PhaseAndReason(); phase != resource.PhaseSuspended {
@@ -177,8 +179,8 @@ func TestAnIdleAppIsSuspendedAfterItsIdleTime(t *testing.T) {
 	e.staysRunning("idle for 9s of 10s")
 	e.clock.advance(2 * time.Second)
 	e.suspended()
-	if n := e.driver.Count(vmtest.Stop, resource.AppVMName); n != 1 {
-		t.Fatalf("the machine was stopped %d times", n)
+	if n := e.driver.Count(vmtest.Save, resource.AppVMName); n != 1 {
+		t.Fatalf("the machine's state was saved %d times", n)
 	}
 	e.clock.advance(time.Hour)
 	e.staysSuspended()
@@ -246,6 +248,9 @@ func TestWakeResumesASuspendedAppOnceForManyCallers(t *testing.T) {
 	if _, ok := a.Metadata.Annotations[resource.AnnotationSuspended]; ok || !e.getVM().Spec.Running {
 		t.Fatalf("after Wake: annotations %v, VM spec %+v", a.Metadata.Annotations, e.getVM().Spec)
 	}
+	if c := cond(a.Status.Conditions, resource.AppRunning); c.Status != metav1.ConditionTrue || c.Reason != resource.ReasonResumed {
+		t.Fatalf("after Wake, Running = %+v; want it resumed", c)
+	}
 	if n := e.driver.Count(vmtest.Start, resource.AppVMName) - starts; n != 1 {
 		t.Fatalf("three wakes started the machine %d times", n)
 	}
@@ -310,8 +315,8 @@ func TestASuspendedAppStaysSuspendedAcrossADaemonRestart(t *testing.T) {
 	}
 }
 
-// A stop of a suspended App leaves it stopped and ends the suspension; the
-// next start runs it.
+// A stop of a suspended App leaves it stopped, its state saved, and ends
+// the suspension; the next start resumes it.
 func TestStopAndStartOfASuspendedApp(t *testing.T) {
 	e := startIdle(t)
 	e.runningApp()
@@ -332,10 +337,11 @@ func TestStopAndStartOfASuspendedApp(t *testing.T) {
 		t.Fatalf("a stop of a suspended App started its machine (%d starts, were %d)", n, starts)
 	}
 
+	// Its state stayed saved: the start resumes it.
 	a = e.patchApp(`{"spec":{"running":true}}`)
-	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
-	if !e.getVM().Spec.Running {
-		t.Fatal("the started App's VM does not run")
+	a = e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
+	if c := cond(a.Status.Conditions, resource.AppRunning); !e.getVM().Spec.Running || c.Reason != resource.ReasonResumed {
+		t.Fatalf("the started App: VM spec %+v, Running %+v; want it resumed", e.getVM().Spec, c)
 	}
 }
 
