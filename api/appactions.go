@@ -25,7 +25,7 @@ type appActionInput struct {
 func (s *Server) registerAppActions() {
 	for _, running := range []bool{true, false} {
 		name, summary := "start", "Start the App, creating it when missing: set spec.running and spec.cold (an App whose start failed is tried again), and with wait=true answer once it is Settled or failed. "+
-			"Its VM resumes the state the last stop saved unless cold=true."
+			"Its VM resumes the state the last stop saved unless cold=true. A suspended App (spec.suspendWhenIdle) is woken."
 		if !running {
 			name, summary = "stop", "Stop the App: clear spec.running and set spec.cold, and with wait=true answer once it is Settled (stopped) or failed. "+
 				"Its VM's state is saved, for the next start to resume, unless cold=true (a QEMU VM; others shut down)."
@@ -46,7 +46,7 @@ func (s *Server) registerAppActions() {
 // runAppAction sets the App's spec.running and spec.cold (creating a
 // running App when there is none; stopping a missing App is NotFound) and
 // waits as asked. A start of a running App sets spec.cold alone, which
-// restarts nothing.
+// restarts nothing; a start of a suspended App wakes it.
 func (s *Server) runAppAction(ctx context.Context, running bool, in *appActionInput) (resource.Object, error) {
 	timeout, err := actionTimeout(in.Timeout)
 	if err != nil {
@@ -68,6 +68,16 @@ func (s *Server) runAppAction(ctx context.Context, running bool, in *appActionIn
 	case running && obj.(*resource.App).Spec.Running && obj.(*resource.App).Spec.Cold != in.Cold:
 		// Its VM takes the change, and so tries a failed start again.
 		changed, err = s.store.Patch(ctx, key, fmt.Appendf(nil, `{"spec":{"cold":%t}}`, in.Cold))
+	case running && obj.(*resource.App).Suspended():
+		// Woken: its VM resumes; the start ends once its engine answers.
+		changed, err = s.store.Patch(ctx, key, fmt.Appendf(nil, `{"metadata":{"annotations":{%q:null}}}`, resource.AnnotationSuspended))
+		if err != nil || !in.Wait {
+			return changed, err
+		}
+		return s.waitApp(ctx, changed.(*resource.App), timeout, func(a *resource.App) bool {
+			c := meta.FindStatusCondition(a.Status.Conditions, resource.AppSettled)
+			return c != nil && c.Reason != resource.ReasonSuspended && wire.AppDone(a)
+		})
 	case running && obj.(*resource.App).Spec.Running:
 		if out, retried, err := s.retryFailedStart(ctx, obj.(*resource.App), in.Wait, timeout); retried || err != nil {
 			return out, err

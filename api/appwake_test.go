@@ -1,0 +1,85 @@
+package api_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"paddock.dev/paddock/api"
+	"paddock.dev/paddock/core/app"
+	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/core/store/gormstore"
+	"paddock.dev/paddock/core/vm"
+	"paddock.dev/paddock/core/vm/vmtest"
+)
+
+// A start of a suspended App wakes it: its VM resumes, and the start
+// waits until the engine answers. A stop of a suspended App leaves it
+// stopped.
+func TestStartWakesASuspendedApp(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	d := vmtest.NewSavingDriver()
+	st, err := gormstore.Open(ctx, gormstore.Config{Dialector: gormstore.SQLite(filepath.Join(t.TempDir(), "db")), Admit: vm.Admit(d)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	apps := app.New(st, app.Options{Template: plainTemplate{}, Engine: answeringEngine{}})
+	vms := vm.New(st, d, vm.Options{StopGrace: time.Second})
+	wg.Go(func() { apps.Run(ctx) })
+	wg.Go(func() { vms.Run(ctx) })
+	t.Cleanup(func() { cancel(); wg.Wait(); st.Close() })
+	h := api.New(api.Config{Store: st}).Handler()
+
+	suspend := func() {
+		t.Helper()
+		code, a, body := post(t, h, "/api/v1alpha1/app/start?wait=true&timeout=30s")
+		if code != http.StatusOK {
+			t.Fatalf("start: %d %s", code, body)
+		}
+		// As the App's controller suspends an idle App.
+		key := resource.KeyOf(a)
+		if _, err := st.Patch(ctx, key, fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, resource.AnnotationSuspended, strconv.FormatInt(a.Metadata.Generation, 10))); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			obj, err := st.Get(ctx, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := meta.FindStatusCondition(obj.(*resource.App).Status.Conditions, resource.AppSettled); c != nil && c.Reason == resource.ReasonSuspended {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the App was not suspended: %+v", obj.(*resource.App).Status.Conditions)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	suspend()
+	code, a, body := post(t, h, "/api/v1alpha1/app/start?wait=true&timeout=30s")
+	settled, running := meta.FindStatusCondition(a.Status.Conditions, resource.AppSettled), meta.FindStatusCondition(a.Status.Conditions, resource.AppRunning)
+	if code != http.StatusOK || settled == nil || settled.Status != "True" || settled.Reason != resource.ReasonRunning || running.Reason != resource.ReasonResumed {
+		t.Fatalf("a start of a suspended App: %d %s", code, body)
+	}
+	if _, ok := a.Metadata.Annotations[resource.AnnotationSuspended]; ok {
+		t.Fatalf("the woken App is still marked suspended: %v", a.Metadata.Annotations)
+	}
+
+	suspend()
+	code, a, body = post(t, h, "/api/v1alpha1/app/stop?wait=true&timeout=30s")
+	if c := meta.FindStatusCondition(a.Status.Conditions, resource.AppSettled); code != http.StatusOK || c == nil || c.Reason != resource.ReasonStopped || a.Spec.Running {
+		t.Fatalf("a stop of a suspended App: %d %s", code, body)
+	}
+	if n := d.Count(vmtest.Discard, resource.AppVMName); n != 0 {
+		t.Fatalf("a stop of a suspended App dropped its saved state (%d discards)", n)
+	}
+}
