@@ -118,15 +118,16 @@ type AppSpec struct {
 // IdleTimeout is how long the App may be idle before it is suspended
 // (spec.suspendWhenIdle); zero when that is off or not a valid duration.
 func (s AppSpec) IdleTimeout() time.Duration {
-	d, err := parseSuspendWhenIdle(s.SuspendWhenIdle)
+	d, err := ParseSuspendWhenIdle(s.SuspendWhenIdle)
 	if err != nil {
 		return 0
 	}
 	return d
 }
 
-// parseSuspendWhenIdle reads spec.suspendWhenIdle: zero for off.
-func parseSuspendWhenIdle(v string) (time.Duration, error) {
+// ParseSuspendWhenIdle reads a value of spec.suspendWhenIdle: zero for off;
+// an error that says what to write for one it refuses.
+func ParseSuspendWhenIdle(v string) (time.Duration, error) {
 	if v == "" || v == "0" {
 		return 0, nil
 	}
@@ -221,7 +222,7 @@ var KindApp = &Kind{
 		}
 		errs = append(errs, validateAppMounts(a.Spec.Mounts, oldMounts)...)
 		errs = append(errs, validateMountType(a.Spec.MountType)...)
-		if _, err := parseSuspendWhenIdle(a.Spec.SuspendWhenIdle); err != nil {
+		if _, err := ParseSuspendWhenIdle(a.Spec.SuspendWhenIdle); err != nil {
 			errs = append(errs, FieldError{"spec.suspendWhenIdle", err.Error()})
 		}
 		if old != nil && old.(*App).Spec.Namespace != a.Spec.Namespace {

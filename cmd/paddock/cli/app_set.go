@@ -45,6 +45,12 @@ var appProperties = map[string]appProperty{
 	"memory": {"a size such as 4GiB", parseSize},
 	"disk":   {"a size such as 64GiB", parseSize},
 	"mounts": {"host folders, FOLDER[:ro],... (empty for none)", parseMounts},
+	"suspendWhenIdle": {"a duration such as 15m, at least 10s; 0 turns it off", func(v string) (any, error) {
+		if _, err := resource.ParseSuspendWhenIdle(v); err != nil {
+			return nil, err
+		}
+		return v, nil
+	}},
 	"mountType": {strings.Join(resource.MountTypes, " or "), func(v string) (any, error) {
 		for _, t := range resource.MountTypes {
 			if v == t {
@@ -109,20 +115,24 @@ func newAppSetCmd(c *cli) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "set PROPERTY=VALUE...",
-		Short: "Change the App: running, containerEngine.name, cpus, memory, disk, mounts, mountType",
+		Short: "Change the App: running, containerEngine.name, cpus, memory, disk, mounts, mountType, suspendWhenIdle",
 		Long: `Change the App's spec. A running VM restarts into new sizes or another
 engine; 'set' waits until the App is Settled again (--wait=false does not).
 Properties: running (true|false), containerEngine.name (moby|containerd),
 cpus, memory and disk (sizes such as 4GiB; at most the host's CPUs and
 memory), mounts (the host folders the VM shares at the same path, for
 'docker run -v': absolute or ~/..., separated by commas, :ro for
-read-only; the home folder by default; empty for none) and mountType
-(9p or reverse-sshfs, on QEMU). With no App, one is made with these
+read-only; the home folder by default; empty for none), mountType
+(9p or reverse-sshfs, on QEMU) and suspendWhenIdle (a duration such as
+15m, at least 10s: the App is suspended after that long without a Docker
+client or a running container, and the next Docker request wakes it; 0,
+the default, never suspends it). With no App, one is made with these
 values. --dry-run asks the daemon to check the change as it would make
 it, and changes nothing: a change it would refuse exits 3 with the reason.`,
 		Example: `  paddock set cpus=4 memory=4GiB
   paddock set mounts=~/src,/data:ro
   paddock set containerEngine.name=containerd
+  paddock set suspendWhenIdle=15m
   paddock set --dry-run running=false`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -51,6 +51,8 @@ type appState struct {
 	Memory      string `json:"memory"`
 	Disk        string `json:"disk"`
 	Accelerator string `json:"accelerator,omitempty"`
+	// SuspendWhenIdle is the App's spec.suspendWhenIdle, "" when off.
+	SuspendWhenIdle string `json:"suspendWhenIdle,omitempty"`
 	// Shared says which host folders the VM shares (sharedFolders).
 	Shared     string             `json:"shared"`
 	VM         vmRef              `json:"vm"`
@@ -138,6 +140,9 @@ func (v *statusView) read(ctx context.Context, cl *client.Client, p instance.Pat
 	if engine == resource.EngineMoby {
 		s.Context = dockercontext.NameFor(p.Instance)
 	}
+	if a.Spec.IdleTimeout() > 0 {
+		s.SuspendWhenIdle = a.Spec.SuspendWhenIdle
+	}
 	var vm *resource.VM
 	vmObj, err := cl.Get(ctx, resource.KindVM, a.Spec.Namespace, resource.AppVMName)
 	switch {
@@ -217,9 +222,21 @@ func (v *statusView) print(w io.Writer, output string) error {
 		accel = s.Accelerator
 	}
 	line("Shared", s.Shared)
+	line("Idle", idleLine(s))
 	line("Accelerator", accel)
 	line("VM", fmt.Sprintf("vm %s in namespace %s ('paddock shell')", s.VM.Name, s.VM.Namespace))
 	return nil
+}
+
+// idleLine says whether and when the App is suspended when idle.
+func idleLine(s *appState) string {
+	switch {
+	case s.SuspendWhenIdle == "":
+		return "never suspended ('paddock set suspendWhenIdle=15m' suspends it after 15 minutes idle)"
+	case s.Engine != resource.EngineMoby:
+		return "suspendWhenIdle is " + s.SuspendWhenIdle + ", but only Docker (moby) is suspended: nothing would wake " + s.Engine
+	}
+	return "suspended after " + s.SuspendWhenIdle + " without a Docker client or a running container; the next Docker request wakes it"
 }
 
 // appStatus is the App's phase, as 'paddock get apps' and the tray read it

@@ -36,4 +36,18 @@ func TestAppStatusSaysThePhase(t *testing.T) {
 	if got, want := appStatus(a), "Starting (ContainerEngineReady Connecting): no answer"; got != want {
 		t.Errorf("status line %q, want %q", got, want)
 	}
+
+	// Suspended: its phase, and its Running line.
+	a.Status.Conditions = []metav1.Condition{
+		{Type: resource.AppCreated, Status: "True", Reason: resource.ReasonCreated},
+		{Type: resource.AppRunning, Status: "False", Reason: resource.ReasonSuspended, Message: "suspended after 15m"},
+		{Type: resource.AppContainerEngineReady, Status: "False", Reason: resource.ReasonSuspended},
+		{Type: resource.AppSettled, Status: "True", Reason: resource.ReasonSuspended},
+	}
+	if got, want := appStatus(a), "Suspended (Running Suspended): suspended after 15m"; got != want {
+		t.Errorf("status line %q, want %q", got, want)
+	}
+	if got, want := runningLine(&a.Status.Conditions[1]), "Suspended: suspended after 15m"; got != want {
+		t.Errorf("Running line %q, want %q", got, want)
+	}
 }

@@ -59,6 +59,11 @@ func runningLine(c *metav1.Condition) string {
 		out = "Running (" + how + "): " + c.Message
 	case c.Status == metav1.ConditionTrue:
 		out = "Running (" + how + ")"
+	case c.Reason == resource.ReasonSuspended:
+		out = "Suspended"
+		if c.Message != "" {
+			out += ": " + c.Message
+		}
 	case c.Reason == resource.ReasonStopped:
 		out = "Stopped"
 		if c.Message != "" {
