@@ -120,3 +120,44 @@ func TestContainerdVersion(t *testing.T) {
 		t.Fatalf("Ping = %q, %v (method %q)", got, err, method)
 	}
 }
+
+// TestAnyRunning asks Docker's list of running containers, served as
+// dockerd does on the socket where the VM's forward would put it.
+func TestAnyRunning(t *testing.T) {
+	dir := shortDir(t)
+	p := Pinger{ShortDir: dir}
+	if _, err := p.AnyRunning(ctx(t), resource.EngineMoby); err == nil || !strings.Contains(err.Error(), "docker.sock") {
+		t.Fatalf("no socket: %v", err)
+	}
+	l, err := net.Listen("unix", filepath.Join(dir, "docker.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var running atomic.Bool
+	var query atomic.Value
+	mux := http.NewServeMux()
+	mux.HandleFunc("/containers/json", func(w http.ResponseWriter, r *http.Request) {
+		query.Store(r.URL.RawQuery)
+		if running.Load() {
+			w.Write([]byte(`[{"Id":"4f1c","Names":["/web"],"State":"running"}]`))
+			return
+		}
+		w.Write([]byte("[]\n"))
+	})
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	if got, err := p.AnyRunning(ctx(t), resource.EngineMoby); err != nil || got {
+		t.Fatalf("no container: %v, %v", got, err)
+	}
+	running.Store(true)
+	if got, err := p.AnyRunning(ctx(t), resource.EngineMoby); err != nil || !got {
+		t.Fatalf("a running container: %v, %v", got, err)
+	}
+	if q := query.Load(); q != "limit=1" {
+		t.Fatalf("asked with %q; want only running containers, at most one", q)
+	}
+	if _, err := p.AnyRunning(ctx(t), resource.EngineContainerd); err == nil {
+		t.Fatal("containerd's containers are counted")
+	}
+}
