@@ -127,12 +127,16 @@ func Build(s State) Menu {
 	wanted := s.App != nil && s.App.Spec.Running
 	moby := s.App != nil && engineOf(s.App) == resource.EngineMoby
 	items := []Item{{Key: "status", Label: status}, separator}
-	items = append(items, controls("", wanted, phase, Action{Do: DoStart}, Action{Do: DoStop}, Action{Do: DoRestart})...)
+	ctl := controls("", wanted, phase, Action{Do: DoStart}, Action{Do: DoStop}, Action{Do: DoRestart})
+	if phase == Suspended {
+		ctl[0].Enabled = true // Start wakes a suspended App
+	}
+	items = append(items, ctl...)
 	return Menu{Status: status, Icon: icon, Items: append(items,
 		separator,
 		Item{Key: "settings", Label: LabelSettings, Enabled: phase != Deleting, Action: Action{Do: DoSettings}},
 		Item{Key: "open-shell", Label: LabelOpenShell, Enabled: phase == Running, Action: Action{Do: DoOpenShell}},
-		Item{Key: "copy-docker-context", Label: LabelCopyContext, Enabled: phase == Running && moby, Action: Action{Do: DoCopyDockerContext}},
+		Item{Key: "copy-docker-context", Label: LabelCopyContext, Enabled: (phase == Running || phase == Suspended) && moby, Action: Action{Do: DoCopyDockerContext}},
 		Item{Key: "show-logs", Label: LabelShowLogs, Enabled: true, Action: Action{Do: DoShowLogs}},
 		Item{Key: "machines", Label: LabelMachines, Enabled: true, Children: machines(s.VMs, s.Boots)},
 		separator,
@@ -166,6 +170,8 @@ func appStatus(app *resource.App, phase Phase, detail string) (string, Icon) {
 		return "Failed: " + firstLine(detail), IconError
 	case Deleting:
 		return "Deleting…", IconStarting
+	case Suspended:
+		return "Suspended — the next Docker request wakes it", IconStopped
 	}
 	return "Stopped", IconStopped
 }

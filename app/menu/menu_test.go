@@ -25,13 +25,14 @@ func newApp(running bool, conds ...metav1.Condition) *resource.App {
 }
 
 var (
-	created    = cond(resource.AppCreated, "True", resource.ReasonCreated, "")
-	vmStarting = cond(resource.AppRunning, "False", resource.ReasonStarting, "")
-	vmStarted  = cond(resource.AppRunning, "True", resource.ReasonStarted, "")
-	vmStopped  = cond(resource.AppRunning, "False", resource.ReasonStopped, "")
-	engineUp   = cond(resource.AppContainerEngineReady, "True", "Connected", "")
-	engineDown = cond(resource.AppContainerEngineReady, "False", "Stopped", "")
-	settled    = cond(resource.AppSettled, "True", "Settled", "")
+	created     = cond(resource.AppCreated, "True", resource.ReasonCreated, "")
+	vmStarting  = cond(resource.AppRunning, "False", resource.ReasonStarting, "")
+	vmStarted   = cond(resource.AppRunning, "True", resource.ReasonStarted, "")
+	vmStopped   = cond(resource.AppRunning, "False", resource.ReasonStopped, "")
+	vmSuspended = cond(resource.AppRunning, "False", resource.ReasonSuspended, "")
+	engineUp    = cond(resource.AppContainerEngineReady, "True", "Connected", "")
+	engineDown  = cond(resource.AppContainerEngineReady, "False", "Stopped", "")
+	settled     = cond(resource.AppSettled, "True", "Settled", "")
 )
 
 // find returns the item labelled label, searching submenus too.
@@ -96,6 +97,12 @@ func TestAppStates(t *testing.T) {
 			"Stopped", IconStopped, enabled{start: true, settings: true}},
 		{"deleting", deleting(newApp(true, created, vmStarted, engineUp, settled)),
 			"Deleting…", IconStarting, enabled{}},
+		// Suspended: Start wakes it, Stop stops it; its context still
+		// reaches it (a Docker request wakes it).
+		{"suspended", newApp(true, created, vmSuspended, cond(resource.AppContainerEngineReady, "False", resource.ReasonSuspended, ""), cond(resource.AppSettled, "True", resource.ReasonSuspended, "")),
+			"Suspended — the next Docker request wakes it", IconStopped, enabled{start: true, stop: true, settings: true, context: true}},
+		{"suspending", newApp(true, created, vmStarted, engineUp, cond(resource.AppSettled, "False", resource.ReasonSuspending, "")),
+			"Stopping…", IconStarting, enabled{stop: true, settings: true}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -154,6 +161,7 @@ func TestAppPhaseIsTheCLIs(t *testing.T) {
 		{newApp(true, created, vmStopped), resource.PhaseStopped, Stopped},
 		{newApp(true, created, cond(resource.AppRunning, "False", resource.ReasonStartFailed, "x")), resource.PhaseFailed, Failed},
 		{deleting(newApp(true, created, vmStarted)), resource.PhaseTerminating, Deleting},
+		{newApp(true, created, vmSuspended), resource.PhaseSuspended, Suspended},
 	}
 	for _, c := range cases {
 		cli, _ := c.app.PhaseAndReason()

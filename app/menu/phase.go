@@ -21,9 +21,13 @@ const (
 	Stopping
 	Failed
 	Deleting
+	// Suspended is an App that should run, was idle, and whose VM is
+	// stopped with its state saved until a Docker request or a start
+	// wakes it.
+	Suspended
 )
 
-var phaseNames = [...]string{"Stopped", "Starting", "Running", "Stopping", "Failed", "Deleting"}
+var phaseNames = [...]string{"Stopped", "Starting", "Running", "Stopping", "Failed", "Deleting", "Suspended"}
 
 func (p Phase) String() string { return phaseNames[p] }
 
@@ -46,6 +50,8 @@ func phaseOf(phase string, wanted bool) Phase {
 		return Failed
 	case resource.PhaseTerminating:
 		return Deleting
+	case resource.PhaseSuspended:
+		return Suspended
 	}
 	return Stopped
 }

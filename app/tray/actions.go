@@ -6,13 +6,22 @@ import (
 
 	"paddock.dev/paddock/api/client"
 	"paddock.dev/paddock/api/wire"
+	"paddock.dev/paddock/core/resource"
 )
 
 // setRunning starts or stops the App by its spec.running, which is what
 // the API's start and stop do, and watches for it to settle.
 func (t *Tray) setRunning(running bool) error {
-	if !running && t.snapshot().App == nil {
+	before := t.snapshot().App
+	if !running && before == nil {
 		return nil
+	}
+	if running && before != nil && before.Suspended() {
+		// Woken, as 'paddock start' wakes it: its spec, and so its
+		// generation, does not change; its status line follows the
+		// resume.
+		_, err := t.opts.Client.PatchApp(t.ctx, fmt.Appendf(nil, `{"metadata":{"annotations":{%q:null}}}`, resource.AnnotationSuspended))
+		return err
 	}
 	app, err := t.opts.Client.PatchApp(t.ctx, fmt.Appendf(nil, `{"spec":{"running":%t}}`, running))
 	if err != nil {
