@@ -21,7 +21,9 @@ import (
 // Title is the settings window's title.
 const Title = "Paddock Settings"
 
-// settingsWindow edits the App's size and engine. Apply sends a merge patch
+// settingsWindow edits the App's size, engine and idle time (after which
+// the App is suspended: spec.suspendWhenIdle, a choice of Off and a few
+// durations). Apply sends a merge patch
 // of the fields that changed, shows each field's rejection beside it, and
 // shows progress until the App is Settled at the new generation. Its
 // methods run on Fyne's thread.
@@ -32,10 +34,11 @@ type settingsWindow struct {
 	// also serialises calls, which the test driver's fyne.Do does not.
 	do     func(func())
 	spec   resource.AppSpec  // as last filled in
-	fields map[string]*field // by spec field: cpus, memory, disk, containerEngine
+	fields map[string]*field // by spec field: cpus, memory, disk, containerEngine, suspendWhenIdle
 
 	cpus, memory, disk *widget.Entry
 	engine             *widget.RadioGroup
+	idle               *widget.Select
 	applyButton        *widget.Button
 	progress           *widget.ProgressBarInfinite
 	status             *widget.Label
@@ -60,6 +63,7 @@ func newWindow(gui fyne.App, apply func([]byte) (*resource.App, error)) *setting
 	w.disk = widget.NewEntry()
 	w.engine = widget.NewRadioGroup(resourceEngines(), nil)
 	w.engine.Horizontal = true
+	w.idle = widget.NewSelect(idleChoices, nil)
 	w.applyButton = widget.NewButton("Apply", w.onApply)
 	w.applyButton.Importance = widget.HighImportance
 	w.progress = widget.NewProgressBarInfinite()
@@ -76,6 +80,7 @@ func newWindow(gui fyne.App, apply func([]byte) (*resource.App, error)) *setting
 		{"memory", "Memory", w.memory},
 		{"disk", "Disk", w.disk},
 		{"containerEngine", "Container engine", w.engine},
+		{"suspendWhenIdle", "Suspend when idle", w.idle},
 	} {
 		errLabel := widget.NewLabel("")
 		errLabel.Importance = widget.DangerImportance
@@ -103,6 +108,8 @@ func (w *settingsWindow) fill(app *resource.App) {
 	w.memory.SetText(spec.Memory)
 	w.disk.SetText(spec.Disk)
 	w.engine.SetSelected(engineName(spec))
+	w.idle.SetOptions(idleOptions(spec))
+	w.idle.SetSelected(idleChoice(spec))
 }
 
 // patch is the merge patch of the fields the user changed, or the field
@@ -126,6 +133,9 @@ func (w *settingsWindow) patch() ([]byte, map[string]string) {
 	}
 	if e := w.engine.Selected; e != engineName(w.spec) {
 		spec["containerEngine"] = engineValue(e)
+	}
+	if c := w.idle.Selected; c != "" && c != idleChoice(w.spec) {
+		spec["suspendWhenIdle"] = idleValue(c)
 	}
 	if len(errs) > 0 || len(spec) == 0 {
 		return nil, errs

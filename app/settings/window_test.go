@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -156,4 +157,41 @@ func TestSettingsApplyPatchesAndWaitsForSettled(t *testing.T) {
 			t.Error("progress still shown once Settled")
 		}
 	})
+}
+
+// The idle time is a choice: Off (the default) and a few durations; a
+// value set elsewhere is shown as it is; a choice is applied as
+// spec.suspendWhenIdle, Off as 0.
+func TestSettingsSuspendWhenIdleIsAChoice(t *testing.T) {
+	f := open(t)
+	w := f.w
+	f.ui(func() {
+		if w.idle.Selected != "Off" || strings.Join(w.idle.Options, " ") != "Off 5m 15m 30m 1h" {
+			t.Fatalf("a new App's idle choice: %q of %v", w.idle.Selected, w.idle.Options)
+		}
+		w.idle.SetSelected("15m")
+		test.Tap(w.applyButton)
+	})
+	app := f.awaitApp(func(app *resource.App) bool { return app.Spec.SuspendWhenIdle == "15m" })
+	f.d.SetAppConditions(paddocktest.Condition(resource.AppCreated, "True", "Created", ""), paddocktest.Condition(resource.AppRunning, "False", resource.ReasonStopped, ""),
+		paddocktest.Condition(resource.AppSettled, "True", "Stopped", "the VM is stopped"))
+	f.awaitText(w.status, "Applied.")
+
+	// Set elsewhere to a time the window does not offer.
+	if _, err := f.d.Client().PatchApp(context.Background(), []byte(`{"spec":{"suspendWhenIdle":"10s"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	app = f.awaitApp(func(app *resource.App) bool { return app.Spec.SuspendWhenIdle == "10s" })
+	f.ui(func() {
+		w.fill(app)
+		if w.idle.Selected != "10s" || !slices.Contains(w.idle.Options, "10s") {
+			t.Fatalf("10s shows as %q of %v", w.idle.Selected, w.idle.Options)
+		}
+		if patch, _ := w.patch(); patch != nil {
+			t.Fatalf("nothing changed, yet the patch is %s", patch)
+		}
+		w.idle.SetSelected("Off")
+		test.Tap(w.applyButton)
+	})
+	f.awaitApp(func(app *resource.App) bool { return app.Spec.SuspendWhenIdle == "0" && app.Spec.IdleTimeout() == 0 })
 }
