@@ -273,13 +273,24 @@ func defaultAppMemorySize() string {
 // AppVMName is the name of the App's VM, in the App's namespace.
 const AppVMName = "app"
 
-// EngineSocket is where the instance whose short directory is shortDir
-// finds engine's forwarded socket: docker.sock or containerd.sock. It is
-// the one place that naming rule lives.
+// EngineSocket is where clients on the host of the instance whose short
+// directory is shortDir reach engine: docker.sock, which the daemon serves
+// in front of the VM's forward (EngineForward), or containerd.sock, the
+// forward itself. It is the one place that naming rule lives.
 func EngineSocket(shortDir, engine string) string {
 	name := "docker.sock"
 	if engine == EngineContainerd {
 		name = "containerd.sock"
 	}
 	return filepath.Join(shortDir, name)
+}
+
+// EngineForward is where the App's VM forwards engine's socket into the
+// short directory shortDir: vm-docker.sock, behind the daemon's
+// docker.sock, or containerd.sock, which clients use directly.
+func EngineForward(shortDir, engine string) string {
+	if engine == EngineContainerd {
+		return EngineSocket(shortDir, engine)
+	}
+	return filepath.Join(shortDir, "vm-docker.sock")
 }

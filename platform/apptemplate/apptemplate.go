@@ -85,7 +85,7 @@ type Input struct {
 	// Instance is the instance's name; it names the Windows pipe.
 	Instance string
 	// ShortDir is the instance's short directory, where the engine's
-	// socket is forwarded.
+	// socket is forwarded (resource.EngineForward).
 	ShortDir string
 	// Engine is resource.EngineMoby or resource.EngineContainerd.
 	Engine string
@@ -106,8 +106,8 @@ type Input struct {
 }
 
 // Socket is the Docker endpoint of the instance whose short directory is
-// shortDir where Docker speaks to the forwarded socket itself (Linux,
-// macOS): unix://SHORTDIR/docker.sock.
+// shortDir where the daemon serves Docker on a Unix socket in front of
+// the VM's forward (Linux, macOS): unix://SHORTDIR/docker.sock.
 func Socket(shortDir string) string {
 	return "unix://" + resource.EngineSocket(shortDir, resource.EngineMoby)
 }
@@ -178,7 +178,7 @@ func Render(in Input, target Target) ([]byte, error) {
 	tmpl["provision"] = append(provision, map[string]any{"mode": "system", "script": e.script})
 	tmpl["portForwards"] = []any{map[string]any{
 		"guestSocket": e.guestSocket,
-		"hostSocket":  resource.EngineSocket(in.ShortDir, in.Engine),
+		"hostSocket":  resource.EngineForward(in.ShortDir, in.Engine),
 	}}
 	return yaml.Marshal(tmpl)
 }

@@ -140,8 +140,11 @@ func TestEachVMTypeGetsWhatItNeeds(t *testing.T) {
 			if r.VMType != h.target.VMType || r.Arch != h.image.Arch || len(r.Images) != 1 || r.Images[0].Location != h.image.Location {
 				t.Fatalf("vmType %q, arch %q, images %+v", r.VMType, r.Arch, r.Images)
 			}
-			if len(r.PortForwards) != 1 || r.PortForwards[0].GuestSocket != "/run/docker.sock" {
-				t.Errorf("portForwards = %+v, want the docker socket", r.PortForwards)
+			// The VM forwards Docker's socket beside the one the
+			// daemon serves in front of it, never onto it.
+			if len(r.PortForwards) != 1 || r.PortForwards[0].GuestSocket != "/run/docker.sock" ||
+				filepath.Base(r.PortForwards[0].HostSocket) != "vm-docker.sock" {
+				t.Errorf("portForwards = %+v, want the docker socket forwarded to vm-docker.sock", r.PortForwards)
 			}
 			last := r.Provision[len(r.Provision)-1].Script
 			if !strings.Contains(last, `chown "{{.User}}" /run/docker.sock`) {
@@ -176,7 +179,7 @@ func TestEachVMTypeGetsWhatItNeeds(t *testing.T) {
 				// A profile with a space comes back whole: YAML quotes
 				// it, and Lima hands paths to wsl.exe as arguments,
 				// never through a shell.
-				if want := h.short[0] + string(filepath.Separator) + "docker.sock"; r.PortForwards[0].HostSocket != want {
+				if want := h.short[0] + string(filepath.Separator) + "vm-docker.sock"; r.PortForwards[0].HostSocket != want {
 					t.Errorf("hostSocket %q, want %q", r.PortForwards[0].HostSocket, want)
 				}
 			}

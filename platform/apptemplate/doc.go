@@ -23,8 +23,10 @@
 //     (mountType wsl2), and takes no list.
 //
 // On every type the engine's socket is forwarded to the instance's short
-// directory (EngineSocket); on Windows the daemon also serves it as the
-// named pipe Pipe(instance), which the instance's docker context names.
+// directory (resource.EngineForward). On Linux and macOS the daemon serves
+// Docker's socket (Socket) in front of that forward (platform/engineproxy);
+// on Windows it serves the named pipe Pipe(instance). The instance's
+// docker context names the one or the other.
 // An image that platform/linux/guestimage built (a kernel booted directly)
 // has its engines and starts one from the kernel command line; any other
 // gets the engine installed and started at its first boot (install.sh).

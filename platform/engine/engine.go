@@ -31,7 +31,7 @@ var (
 // socket is where the Pinger reaches engine: the VM's forward itself, so
 // that its calls say whether the engine runs, and never count as a
 // client's or wake the App.
-func (p Pinger) socket(engine string) string { return resource.EngineSocket(p.ShortDir, engine) }
+func (p Pinger) socket(engine string) string { return resource.EngineForward(p.ShortDir, engine) }
 
 // Ping asks engine whether it answers and returns what answered.
 func (p Pinger) Ping(ctx context.Context, engine string) (string, error) {

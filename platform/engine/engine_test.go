@@ -34,15 +34,16 @@ func ctx(t *testing.T) context.Context {
 }
 
 // TestPingDocker serves Docker's /_ping, with the headers dockerd sends, on
-// the socket where the VM's forward would put it; the real engine answers
-// in the end-to-end tests.
+// the socket where the VM's forward would put it (not the daemon's
+// docker.sock in front of it); the real engine answers in the end-to-end
+// tests.
 func TestPingDocker(t *testing.T) {
 	dir := shortDir(t)
 	p := Pinger{ShortDir: dir}
-	if _, err := p.Ping(ctx(t), resource.EngineMoby); err == nil || !strings.Contains(err.Error(), "docker.sock") {
+	if _, err := p.Ping(ctx(t), resource.EngineMoby); err == nil || !strings.Contains(err.Error(), "vm-docker.sock") {
 		t.Fatalf("no socket: %v", err)
 	}
-	l, err := net.Listen("unix", filepath.Join(dir, "docker.sock"))
+	l, err := net.Listen("unix", resource.EngineForward(dir, resource.EngineMoby))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestPingDocker(t *testing.T) {
 // names no version still answers; one that answers with an error does not.
 func TestPingDockerWithoutVersionHeaders(t *testing.T) {
 	dir := shortDir(t)
-	l, err := net.Listen("unix", filepath.Join(dir, "docker.sock"))
+	l, err := net.Listen("unix", resource.EngineForward(dir, resource.EngineMoby))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,14 +123,15 @@ func TestContainerdVersion(t *testing.T) {
 }
 
 // TestAnyRunning asks Docker's list of running containers, served as
-// dockerd does on the socket where the VM's forward would put it.
+// dockerd does on the socket where the VM's forward would put it (a
+// request through the daemon's docker.sock would count as a client's).
 func TestAnyRunning(t *testing.T) {
 	dir := shortDir(t)
 	p := Pinger{ShortDir: dir}
-	if _, err := p.AnyRunning(ctx(t), resource.EngineMoby); err == nil || !strings.Contains(err.Error(), "docker.sock") {
+	if _, err := p.AnyRunning(ctx(t), resource.EngineMoby); err == nil || !strings.Contains(err.Error(), "vm-docker.sock") {
 		t.Fatalf("no socket: %v", err)
 	}
-	l, err := net.Listen("unix", filepath.Join(dir, "docker.sock"))
+	l, err := net.Listen("unix", resource.EngineForward(dir, resource.EngineMoby))
 	if err != nil {
 		t.Fatal(err)
 	}

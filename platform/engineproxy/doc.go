@@ -9,6 +9,10 @@
 // the end of a client's input does not cut its output. Connections to the
 // engine are kept alive and reused, as a client's own would be.
 //
+// The socket is the proxy's while it serves: removed or replaced by
+// something else (the host agent of a VM that an older Paddock made, whose
+// forward ended on the same path), it is made again within seconds.
+//
 // Being in the middle lets the daemon do three things Lima's forward
 // cannot:
 //

@@ -11,6 +11,7 @@ import (
 	"net/http/httputil"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"paddock.dev/paddock/core/resource"
@@ -205,12 +206,30 @@ func (p *Proxy) Serve(ctx context.Context, socket string) error {
 		BaseContext:       func(net.Listener) context.Context { return base },
 	}
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(&countingListener{Listener: l, act: &p.act}) }()
-	select {
-	case err = <-served:
-		os.Remove(socket)
-		return fmt.Errorf("serve Docker on %s: %w", socket, err)
-	case <-ctx.Done():
+	serve := func(h *held) {
+		err := srv.Serve(&countingListener{Listener: h.l, act: &p.act})
+		if !errors.Is(err, http.ErrServerClosed) && !h.retired.Load() {
+			served <- err
+		}
+	}
+	h := hold(l, socket)
+	go serve(h)
+	keep := time.NewTicker(keepInterval)
+	defer keep.Stop()
+	for done := false; !done; {
+		select {
+		case err = <-served:
+			os.Remove(socket)
+			srv.Close()
+			return fmt.Errorf("serve Docker on %s: %w", socket, err)
+		case <-keep.C:
+			if h2 := p.keepSocket(socket, h); h2 != nil {
+				h = h2
+				go serve(h)
+			}
+		case <-ctx.Done():
+			done = true
+		}
 	}
 	// Removed first: a client that connects from now on is refused at
 	// once (no such file) instead of queued on a listener that closes.
@@ -222,8 +241,45 @@ func (p *Proxy) Serve(ctx context.Context, socket string) error {
 	_ = srv.Shutdown(grace)
 	cutOff() // ends the upgraded connections, which Shutdown does not track
 	srv.Close()
-	<-served
 	return nil
+}
+
+// keepInterval is how often Serve checks that its socket is still there
+// (a variable for the tests).
+var keepInterval = 5 * time.Second
+
+// keepSocket listens on socket again, and returns the new listener, when
+// the file there is no longer h's: a host agent of a VM made by an older
+// Paddock, which forwarded the engine's socket onto docker.sock itself,
+// removes that path when its forward ends.
+func (p *Proxy) keepSocket(socket string, h *held) *held {
+	if fi, err := os.Stat(socket); err == nil && h.fi != nil && os.SameFile(fi, h.fi) {
+		return nil
+	}
+	l, err := listenUnix(socket)
+	if err != nil {
+		p.logger().Warn("the Docker socket is gone and cannot be made again", "socket", socket, "err", err)
+		return nil
+	}
+	p.logger().Warn("the Docker socket was removed or replaced; listening on it again", "socket", socket)
+	h.retired.Store(true)
+	if ul, ok := h.l.(*net.UnixListener); ok {
+		ul.SetUnlinkOnClose(false) // the path is the new listener's now
+	}
+	h.l.Close()
+	return hold(l, socket)
+}
+
+// held is a listener and the file it made.
+type held struct {
+	l       net.Listener
+	fi      os.FileInfo
+	retired atomic.Bool // closed by keepSocket, not by a failure
+}
+
+func hold(l net.Listener, socket string) *held {
+	fi, _ := os.Stat(socket)
+	return &held{l: l, fi: fi}
 }
 
 // listenUnix listens on path with mode 0600, replacing a stale socket.

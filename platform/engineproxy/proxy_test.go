@@ -440,3 +440,39 @@ func TestActivity(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A socket removed or replaced under the proxy (by the host agent of a VM
+// an older Paddock made, which forwarded onto docker.sock) is made again.
+func TestSocketRemovedIsMadeAgain(t *testing.T) {
+	defer func(d time.Duration) { keepInterval = d }(keepInterval)
+	keepInterval = 20 * time.Millisecond
+	socket, c := setup(t, &Proxy{})
+	ping := func() error {
+		resp, err := c.Get("http://docker/_ping")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	}
+	for _, replace := range []bool{false, true} {
+		c.CloseIdleConnections()
+		if err := os.Remove(socket); err != nil {
+			t.Fatal(err)
+		}
+		if replace {
+			l, err := net.Listen("unix", socket)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.(*net.UnixListener).SetUnlinkOnClose(false)
+			l.Close()
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for ping() != nil {
+			if time.Now().After(deadline) {
+				t.Fatalf("the socket was not made again (replaced: %v)", replace)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}

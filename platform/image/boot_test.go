@@ -49,7 +49,7 @@ func appTemplate(t *testing.T, s Source) apptemplate.Template {
 func TestABuiltImageStartsTheEngineAndForwardsItsSocketIntoTheInstance(t *testing.T) {
 	tmpl := appTemplate(t, Source{Dir: builtImage(t)})
 	for engine, want := range map[string][3]string{
-		resource.EngineMoby:       {"systemd.wants=docker.service", "/run/docker.sock", "/home/u/.paddock-x/docker.sock"},
+		resource.EngineMoby:       {"systemd.wants=docker.service", "/run/docker.sock", "/home/u/.paddock-x/vm-docker.sock"},
 		resource.EngineContainerd: {"systemd.wants=containerd.service", "/run/containerd/containerd.sock", "/home/u/.paddock-x/containerd.sock"},
 	} {
 		out, err := tmpl.Render(resource.AppSpec{ContainerEngine: resource.ContainerEngine{Name: engine}})

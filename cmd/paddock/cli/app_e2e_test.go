@@ -147,6 +147,7 @@ func TestAppEndToEnd(t *testing.T) {
 	if out := e.docker("", "--context", "paddock", "run", "--rm", "busybox:offline", "echo", "hello"); strings.TrimSpace(out) != "hello" {
 		t.Fatalf("docker run: %q", out)
 	}
+	checkEngineStreams(t, e, "busybox:offline")
 	checkSharedFolders(t, e, readOnly)
 	checkShellAndSSHConfig(t, e)
 

@@ -155,8 +155,9 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	}
 	apps := app.New(st, appOpts)
 	controllers.Go(func() { apps.Run(ctrlCtx) })
+	docker := dockerProxy(p, st, log)
 	controllers.Go(func() {
-		if err := host.Current().ServeDocker(ctrlCtx, p); err != nil {
+		if err := serveDocker(ctrlCtx, p, docker); err != nil {
 			log.Error("the App's Docker endpoint cannot be served", "endpoint", host.Current().DockerEndpoint(p), "err", err)
 		}
 	})

@@ -1,0 +1,56 @@
+package daemon
+
+import (
+	"context"
+	"log/slog"
+
+	"paddock.dev/paddock/core/instance"
+	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/core/store"
+	"paddock.dev/paddock/platform/engineproxy"
+)
+
+// dockerProxy is the proxy of the App's Docker socket: in front of the
+// VM's forward, checking bind mounts against the App's shared folders,
+// and telling a client whose request found no engine what to do about it.
+func dockerProxy(p instance.Paths, st store.Store, log *slog.Logger) *engineproxy.Proxy {
+	paddock := "paddock"
+	if p.Instance != instance.Default {
+		paddock += " --instance " + p.Instance
+	}
+	readApp := func(ctx context.Context) (*resource.App, error) {
+		obj, err := st.Get(ctx, resource.Key{Kind: resource.KindApp.Name, Name: resource.AppName})
+		if err != nil {
+			return nil, err
+		}
+		return obj.(*resource.App), nil
+	}
+	return &engineproxy.Proxy{
+		Engine: resource.EngineForward(p.ShortDir, resource.EngineMoby),
+		Shared: func(ctx context.Context) ([]resource.AppMount, error) {
+			a, err := readApp(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if a.Spec.Mounts == nil {
+				return resource.DefaultAppMounts(), nil
+			}
+			return a.Spec.Mounts, nil
+		},
+		NotRunning: func(ctx context.Context) string {
+			a, err := readApp(ctx)
+			switch {
+			case resource.IsNotFound(err):
+				return "there is no App: '" + paddock + " start' makes one and starts it"
+			case err != nil:
+				return engineproxy.NotRunning
+			case a.Spec.ContainerEngine.Name == resource.EngineContainerd:
+				return "the App runs containerd, not Docker: '" + paddock + " set containerEngine.name=moby' switches it to Docker"
+			case a.Spec.Running:
+				return "the App's Docker does not answer yet: the App is starting, or failed to ('" + paddock + " status' tells)"
+			}
+			return "the App is not running: '" + paddock + " start' starts it"
+		},
+		Logger: log,
+	}
+}

@@ -1,0 +1,15 @@
+package daemon
+
+import (
+	"context"
+
+	"paddock.dev/paddock/core/instance"
+	"paddock.dev/paddock/platform/engineproxy"
+	"paddock.dev/paddock/platform/host"
+)
+
+// serveDocker serves the instance's named pipe, relayed into the App's
+// WSL distribution (platform/windows); px is not used there yet.
+func serveDocker(ctx context.Context, p instance.Paths, _ *engineproxy.Proxy) error {
+	return host.Current().ServeDocker(ctx, p)
+}
