@@ -30,8 +30,9 @@ const bootTimeout = 5 * time.Minute
 // a command over SSH, a save refused while its shared folder is in use,
 // a save and a resume, a snapshot taken and applied live, its host agent
 // killed and the death noticed, a restart, a resume that fails and boots
-// instead, a graceful stop, its snapshot listed and deleted while it is
-// stopped, and deletion, after which nothing of it is left.
+// instead, its snapshot listed and deleted while it is stopped with its
+// state saved, a resume, a graceful stop, and deletion, after which
+// nothing of it is left.
 func TestE2ELifecycle(t *testing.T) {
 	e := setupE2E(t)
 	d := e.driver
@@ -107,6 +108,16 @@ func TestE2ELifecycle(t *testing.T) {
 
 	startRunning(t, d, name)
 	resumeThatFailsBoots(t, e, name)
+	// Snapshots listed and deleted while the machine is stopped with its
+	// state saved leave the state fitting its disk.
+	if err := d.Save(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	snapshotStopped(t, d, name)
+	startRunning(t, d, name)
+	if b := inspect(t, d, name).Boot; !b.Resumed {
+		t.Fatalf("after a snapshot deleted while saved, the start booted: %s", b.Reason)
+	}
 	if err := d.Stop(ctx, name, 2*time.Minute); err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +128,6 @@ func TestE2ELifecycle(t *testing.T) {
 	if !hostAgentSaid(t, stopped.Dir, `"exiting":true`) {
 		t.Error("the host agent did not report exiting: the stop was not graceful")
 	}
-	snapshotStopped(t, d, name)
 
 	if err := d.Delete(ctx, name); err != nil {
 		t.Fatal(err)

@@ -65,6 +65,9 @@ func (d *Driver) Save(ctx context.Context, name string) error {
 	if err := resumeSupported(*cfg.Config.Arch); err != nil {
 		return err
 	}
+	// QEMU's monitor serves one client: no snapshot operation meanwhile.
+	unlock := d.lockSnapshots(name)
+	defer unlock()
 	ctx, cancel := context.WithTimeout(ctx, saveTimeout)
 	defer cancel()
 	began := time.Now()

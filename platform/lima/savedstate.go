@@ -279,3 +279,24 @@ func fileCRC(path string) (uint32, error) {
 	}
 	return h.Sum32(), nil
 }
+
+// restampSavedDisk records the disk of the machine in dir as the one its
+// saved state fits, after an operation that changed the disk image but
+// not what the guest sees in it (a snapshot taken or deleted).
+func restampSavedDisk(dir string) error {
+	var fit savedFit
+	b, err := os.ReadFile(filepath.Join(dir, savedFitFile))
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &fit); err != nil {
+		return discardSavedState(dir) // takeSavedState would boot it anyway
+	}
+	if fit.Disk, err = stampDisk(dir); err != nil {
+		return err
+	}
+	if b, err = json.Marshal(fit); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, savedFitFile), b, 0o644)
+}

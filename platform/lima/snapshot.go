@@ -89,7 +89,26 @@ func (d *Driver) snapshotOp(ctx context.Context, verb, name, tag string, mustExi
 	case !mustExist && exists:
 		return resource.Errorf(resource.ReasonAlreadyExists, "vm %s has a snapshot %q already: delete it first, or choose another tag", name, tag)
 	}
-	return d.runHelper(ctx, nil, "snapshot", verb, name, tag)
+	if err := d.runHelper(ctx, nil, "snapshot", verb, name, tag); err != nil {
+		return err
+	}
+	return d.keepSavedState(name, verb, tag)
+}
+
+// keepSavedState keeps the state that the stopped machine name saved
+// (Save) in step with what the snapshot operation verb did to its disk:
+// taking or deleting a snapshot leaves the disk's content as the state
+// knew it, so the state still fits; applying one changes it, so the next
+// start boots, saying why.
+func (d *Driver) keepSavedState(name, verb, tag string) error {
+	inst, err := d.Describe(name)
+	if err != nil || inst.Running || !hasSavedState(inst.Dir) {
+		return err
+	}
+	if verb == "apply" {
+		return d.discardTo(inst.Dir, fmt.Sprintf("snapshot %q was applied to the stopped VM", tag))
+	}
+	return restampSavedDisk(inst.Dir)
 }
 
 // errNoDisk: the machine never started, so it has no disk to snapshot.
