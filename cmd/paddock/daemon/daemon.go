@@ -153,9 +153,11 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	if err != nil {
 		return err
 	}
-	apps := app.New(st, appOpts)
-	controllers.Go(func() { apps.Run(ctrlCtx) })
 	docker := dockerProxy(p, st, log)
+	suspendWhenIdle(&appOpts, p, docker)
+	apps := app.New(st, appOpts)
+	docker.Wake = apps.Wake
+	controllers.Go(func() { apps.Run(ctrlCtx) })
 	controllers.Go(func() {
 		if err := serveDocker(ctrlCtx, p, docker); err != nil {
 			log.Error("the App's Docker endpoint cannot be served", "endpoint", host.Current().DockerEndpoint(p), "err", err)

@@ -5,8 +5,10 @@ package daemon
 import (
 	"context"
 
+	"paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/instance"
 	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/platform/engine"
 	"paddock.dev/paddock/platform/engineproxy"
 )
 
@@ -14,4 +16,16 @@ import (
 // directory, through px until ctx ends, and removes it then.
 func serveDocker(ctx context.Context, p instance.Paths, px *engineproxy.Proxy) error {
 	return px.Serve(ctx, resource.EngineSocket(p.ShortDir, resource.EngineMoby))
+}
+
+// suspendWhenIdle lets an App whose spec.suspendWhenIdle is set be
+// suspended: px, which serves Docker's socket, counts its clients (and
+// wakes the App, through the App controller's Wake), and the VM's forward
+// says whether a container runs.
+func suspendWhenIdle(opts *app.Options, p instance.Paths, px *engineproxy.Proxy) {
+	opts.Clients = func() app.ClientActivity {
+		a := px.Activity()
+		return app.ClientActivity{Connections: a.Connections, Last: a.Last}
+	}
+	opts.Containers = engine.Pinger{ShortDir: p.ShortDir}
 }

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 
+	"paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/instance"
 	"paddock.dev/paddock/platform/engineproxy"
 	"paddock.dev/paddock/platform/host"
@@ -13,3 +14,7 @@ import (
 func serveDocker(ctx context.Context, p instance.Paths, _ *engineproxy.Proxy) error {
 	return host.Current().ServeDocker(ctx, p)
 }
+
+// suspendWhenIdle leaves the App never suspended: the named pipe's relay
+// neither counts Docker's clients nor wakes the App.
+func suspendWhenIdle(*app.Options, instance.Paths, *engineproxy.Proxy) {}
