@@ -167,6 +167,7 @@ func TestAppEndToEnd(t *testing.T) {
 	}
 
 	checkStopResumes(t, e)
+	checkSuspendAndWake(t, e)
 
 	// A new size restarts the VM into it; the guest reports it.
 	e.mustRun("set", "cpus=1", "--timeout=10m")

@@ -1,0 +1,77 @@
+//go:build linux
+
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lima-vm/lima/pkg/store/filenames"
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"paddock.dev/paddock/core/resource"
+)
+
+// checkSuspendAndWake sets the shortest suspendWhenIdle on the running App,
+// with no container running and no Docker client: the App is suspended
+// (its VM's host agent and QEMU end, its state saved), and the next
+// 'docker ps' through the context wakes it and is answered. It logs how
+// long that first 'docker ps' took, and turns suspending off again.
+func checkSuspendAndWake(t *testing.T, e *env) {
+	t.Helper()
+	e.mustRun("set", "suspendWhenIdle="+resource.MinSuspendWhenIdle.String(), "--timeout=5m")
+	began := time.Now()
+	deadline := began.Add(3 * time.Minute)
+	for {
+		a := e.app()
+		if c := meta.FindStatusCondition(a.Status.Conditions, resource.AppSettled); c != nil && c.Status == "True" && c.Reason == resource.ReasonSuspended {
+			break
+		}
+		if time.Now().After(deadline) {
+			running, _, _ := e.run("", "run", "docker", "ps", "--format", "{{.Names}}")
+			t.Fatalf("the App was not suspended in 3m (running containers: %q); its conditions: %+v", running, a.Status.Conditions)
+		}
+		time.Sleep(time.Second)
+	}
+	t.Logf("idle for %s, then suspended: %v after the setting", resource.MinSuspendWhenIdle, time.Since(began).Round(time.Millisecond))
+	if msg := vmRunning(e).Message; !strings.Contains(msg, "state saved") {
+		t.Errorf("the suspended App's VM says %q, want its state saved", msg)
+	}
+	// Suspended, the VM's processes are gone: no CPU, no memory.
+	dir := filepath.Join(e.path("lima_home"), resource.AppVMName)
+	for _, name := range []string{filenames.HostAgentPID, filenames.PIDFile("qemu")} {
+		if pid, alive := pidAlive(filepath.Join(dir, name)); alive {
+			t.Fatalf("the suspended App's %s (pid %d) still runs", name, pid)
+		}
+	}
+	if out := e.mustRun("status"); !strings.Contains(out, "Status:      Suspended") {
+		t.Errorf("status of the suspended App:\n%s", out)
+	}
+
+	began = time.Now()
+	e.docker("", "--context", "paddock", "ps")
+	t.Logf("first docker ps on a suspended App, to its answer: %v", time.Since(began).Round(time.Millisecond))
+	if c := vmRunning(e); c.Reason != resource.ReasonResumed {
+		t.Errorf("the woken App's VM: Running %s: %s; want Resumed", c.Reason, c.Message)
+	}
+	e.mustRun("set", "suspendWhenIdle=0", "--timeout=5m")
+}
+
+// pidAlive reads the pid file path and says whether its process runs; a
+// missing file is no process.
+func pidAlive(path string) (int, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 0 {
+		return 0, false
+	}
+	return pid, syscall.Kill(pid, 0) == nil
+}
