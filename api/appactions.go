@@ -69,8 +69,13 @@ func (s *Server) runAppAction(ctx context.Context, running bool, in *appActionIn
 		// Its VM takes the change, and so tries a failed start again.
 		changed, err = s.store.Patch(ctx, key, fmt.Appendf(nil, `{"spec":{"cold":%t}}`, in.Cold))
 	case running && obj.(*resource.App).Suspended():
-		// Woken: its VM resumes; the start ends once its engine answers.
-		changed, err = s.store.Patch(ctx, key, fmt.Appendf(nil, `{"metadata":{"annotations":{%q:null}}}`, resource.AnnotationSuspended))
+		// Woken: its VM resumes (boots, with cold); the start ends once
+		// its engine answers.
+		wake := fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, resource.AnnotationSuspended)
+		if obj.(*resource.App).Spec.Cold != in.Cold {
+			wake = fmt.Sprintf(`{"metadata":{"annotations":{%q:null}},"spec":{"cold":%t}}`, resource.AnnotationSuspended, in.Cold)
+		}
+		changed, err = s.store.Patch(ctx, key, []byte(wake))
 		if err != nil || !in.Wait {
 			return changed, err
 		}

@@ -20,8 +20,8 @@ import (
 	"paddock.dev/paddock/core/vm/vmtest"
 )
 
-// A start of a suspended App wakes it: its VM resumes, and the start
-// waits until the engine answers. A stop of a suspended App leaves it
+// A start of a suspended App wakes it: its VM resumes (boots, with
+// cold=true), and the start waits until the engine answers. A stop of a suspended App leaves it
 // stopped.
 func TestStartWakesASuspendedApp(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -74,12 +74,21 @@ func TestStartWakesASuspendedApp(t *testing.T) {
 		t.Fatalf("the woken App is still marked suspended: %v", a.Metadata.Annotations)
 	}
 
+	// A cold start of a suspended App boots it.
 	suspend()
+	code, a, body = post(t, h, "/api/v1alpha1/app/start?wait=true&timeout=30s&cold=true")
+	settled, running = meta.FindStatusCondition(a.Status.Conditions, resource.AppSettled), meta.FindStatusCondition(a.Status.Conditions, resource.AppRunning)
+	if code != http.StatusOK || !a.Spec.Cold || settled == nil || settled.Reason != resource.ReasonRunning || running.Reason != resource.ReasonColdBoot {
+		t.Fatalf("a cold start of a suspended App: %d %s", code, body)
+	}
+
+	suspend()
+	discards := d.Count(vmtest.Discard, resource.AppVMName)
 	code, a, body = post(t, h, "/api/v1alpha1/app/stop?wait=true&timeout=30s")
 	if c := meta.FindStatusCondition(a.Status.Conditions, resource.AppSettled); code != http.StatusOK || c == nil || c.Reason != resource.ReasonStopped || a.Spec.Running {
 		t.Fatalf("a stop of a suspended App: %d %s", code, body)
 	}
-	if n := d.Count(vmtest.Discard, resource.AppVMName); n != 0 {
+	if n := d.Count(vmtest.Discard, resource.AppVMName) - discards; n != 0 {
 		t.Fatalf("a stop of a suspended App dropped its saved state (%d discards)", n)
 	}
 }
