@@ -79,10 +79,7 @@ func (s *Server) runAppAction(ctx context.Context, running bool, in *appActionIn
 		if err != nil || !in.Wait {
 			return changed, err
 		}
-		return s.waitApp(ctx, changed.(*resource.App), timeout, func(a *resource.App) bool {
-			c := meta.FindStatusCondition(a.Status.Conditions, resource.AppSettled)
-			return c != nil && c.Reason != resource.ReasonSuspended && wire.AppDone(a)
-		})
+		return s.waitApp(ctx, changed.(*resource.App), timeout, wire.AppDone)
 	case running && obj.(*resource.App).Spec.Running:
 		if out, retried, err := s.retryFailedStart(ctx, obj.(*resource.App), in.Wait, timeout); retried || err != nil {
 			return out, err

@@ -26,11 +26,13 @@ func (c *Client) AppAction(ctx context.Context, action string, w Await, opts ...
 }
 
 // WaitApp follows the App until it settled after its last change (see
-// wire.AppDone) and returns it; a failure ends the wait with an error that
+// wire.AppDone; a woken App's Settled counts once it no longer speaks of
+// the suspension) and returns it; a failure ends the wait with an error that
 // carries Settled's message.
 func (c *Client) WaitApp(ctx context.Context, timeout time.Duration) (*resource.App, error) {
 	u := UntilCondition(resource.AppSettled, "True")
 	u.Fail = func(obj resource.Object) error { return AppFailed(obj.(*resource.App)) }
+	u.NotYet = func(obj resource.Object) bool { return wire.AppWaking(obj.(*resource.App)) }
 	obj, err := c.Wait(ctx, resource.KindApp, "", resource.AppName, u, timeout)
 	if err != nil {
 		return nil, err

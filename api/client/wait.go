@@ -23,6 +23,9 @@ type Until struct {
 	// Fail, when set, ends the wait early with the error it returns for an
 	// object that will not get there (a VM whose start failed).
 	Fail func(resource.Object) error
+	// NotYet, when set, says the condition, though met, speaks of a state
+	// the object is leaving (an App being woken): the wait goes on.
+	NotYet func(resource.Object) bool
 }
 
 // UntilCondition waits for condition t with status (True when empty) and,
@@ -78,6 +81,9 @@ func (c *Client) Wait(ctx context.Context, k *resource.Kind, ns, name string, u 
 			}
 			met, state := u.Condition.Met(wire.ConditionsOf(obj), obj.GetMeta().Generation)
 			last = state
+			if met && u.NotYet != nil && u.NotYet(obj) {
+				met = false
+			}
 			if met {
 				found = obj
 			}
