@@ -165,7 +165,8 @@ func (c *Controller) Wake(ctx context.Context) error {
 }
 
 // waitAwake follows the App from its revision in from until its engine
-// answers (Settled True, reason Running, for its current generation), and
+// answers (ContainerEngineReady True, or Settled True with reason Running,
+// for its current generation), and
 // fails when it will not: it is stopped, suspended again, deleted, or
 // failed.
 func waitAwake(ctx context.Context, st store.Store, from *resource.App) error {
@@ -220,8 +221,9 @@ func nextApp(ctx context.Context, w *store.Watcher) (*resource.App, error) {
 	}
 }
 
-// awake reports whether the App's engine answers after a wake, or why it
-// will not.
+// awake reports whether the App's engine answers after a wake (its
+// ContainerEngineReady, which a suspended App has False, is True again),
+// or why it will not.
 func awake(a *resource.App) (bool, error) {
 	switch {
 	case a.Metadata.Terminating():
@@ -230,6 +232,12 @@ func awake(a *resource.App) (bool, error) {
 		return false, errors.New("the App is stopped: 'paddock start' starts it")
 	case a.Suspended():
 		return false, errors.New("the App was suspended again")
+	}
+	// The engine answers through the VM's forward, often before Lima's
+	// last check of the resume (or boot) passed and the App settles.
+	if e := meta.FindStatusCondition(a.Status.Conditions, resource.AppContainerEngineReady); e != nil &&
+		e.Status == metav1.ConditionTrue && resource.ConditionCurrent(e, a.Metadata.Generation) {
+		return true, nil
 	}
 	c := meta.FindStatusCondition(a.Status.Conditions, resource.AppSettled)
 	if c == nil || !resource.ConditionCurrent(c, a.Metadata.Generation) {

@@ -242,9 +242,10 @@ func TestWakeResumesASuspendedAppOnceForManyCallers(t *testing.T) {
 	}
 	// Woken: the engine answered before Wake returned.
 	a := e.waitApp("the App", func(*resource.App) bool { return true })
-	if c := cond(a.Status.Conditions, resource.AppSettled); c.Status != metav1.ConditionTrue || c.Reason != resource.ReasonRunning {
-		t.Fatalf("after Wake, Settled = %+v", c)
+	if c := cond(a.Status.Conditions, resource.AppContainerEngineReady); c.Status != metav1.ConditionTrue || c.ObservedGeneration != a.Metadata.Generation {
+		t.Fatalf("after Wake, ContainerEngineReady = %+v", c)
 	}
+	a = e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
 	if _, ok := a.Metadata.Annotations[resource.AnnotationSuspended]; ok || !e.getVM().Spec.Running {
 		t.Fatalf("after Wake: annotations %v, VM spec %+v", a.Metadata.Annotations, e.getVM().Spec)
 	}
@@ -278,6 +279,7 @@ func TestWakeSaysWhyItCannot(t *testing.T) {
 	e.clock.advance(11 * time.Second)
 	e.suspended()
 	e.driver.Fail(vmtest.Boot, resource.AppVMName, errFake("qemu: cannot allocate memory"))
+	e.engine.set(false) // the VM does not run, nor does its engine
 	ctx, cancel := context.WithTimeout(e.ctx, 15*time.Second)
 	defer cancel()
 	if err := e.apps.Wake(ctx); err == nil || !strings.Contains(err.Error(), "cannot allocate memory") {
