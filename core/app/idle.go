@@ -143,14 +143,22 @@ func (c *Controller) dropStaleSuspension(ctx context.Context, app *resource.App)
 // unsuspend is the merge patch that ends a suspension.
 var unsuspend = fmt.Appendf(nil, `{"metadata":{"annotations":{%q:null}}}`, resource.AnnotationSuspended)
 
+// ErrNotToRun is Wake's error when there is no App, or it is stopped:
+// nothing is to wake.
+var ErrNotToRun = errors.New("the App is not to run")
+
 // Wake resumes the App when it is suspended (its VM starts again, resuming
 // the state it saved) and returns once its engine answers, or with why it
-// will not: there is no App, it is stopped, its start failed, or ctx ended.
+// will not: there is no App or it is stopped (ErrNotToRun), its start
+// failed, or ctx ended.
 // An App that is starting is waited for. Wakes at the same time share one
 // resume: each ends the same suspension and waits for the same App.
 func (c *Controller) Wake(ctx context.Context) error {
 	key := resource.Key{Kind: resource.KindApp.Name, Name: resource.AppName}
 	obj, err := c.store.Get(ctx, key)
+	if resource.IsNotFound(err) {
+		return fmt.Errorf("%w: there is no App", ErrNotToRun)
+	}
 	if err != nil {
 		return err
 	}
@@ -229,7 +237,7 @@ func awake(a *resource.App) (bool, error) {
 	case a.Metadata.Terminating():
 		return false, errors.New("the App is being deleted")
 	case !a.Spec.Running:
-		return false, errors.New("the App is stopped: 'paddock start' starts it")
+		return false, fmt.Errorf("%w: the App is stopped: 'paddock start' starts it", ErrNotToRun)
 	case a.Suspended():
 		return false, errors.New("the App was suspended again")
 	}

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -264,12 +265,12 @@ func TestWakeResumesASuspendedAppOnceForManyCallers(t *testing.T) {
 
 func TestWakeSaysWhyItCannot(t *testing.T) {
 	e := startIdle(t)
-	if err := e.apps.Wake(e.ctx); !resource.IsNotFound(err) {
+	if err := e.apps.Wake(e.ctx); !errors.Is(err, app.ErrNotToRun) {
 		t.Fatalf("Wake without an App: %v", err)
 	}
 	e.runningApp()
 	e.patchApp(`{"spec":{"running":false}}`)
-	if err := e.apps.Wake(e.ctx); err == nil || !strings.Contains(err.Error(), "'paddock start' starts it") {
+	if err := e.apps.Wake(e.ctx); !errors.Is(err, app.ErrNotToRun) || !strings.Contains(err.Error(), "'paddock start' starts it") {
 		t.Fatalf("Wake of a stopped App: %v", err)
 	}
 

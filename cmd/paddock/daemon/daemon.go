@@ -156,7 +156,14 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	docker := dockerProxy(p, st, log)
 	suspendWhenIdle(&appOpts, p, docker)
 	apps := app.New(st, appOpts)
-	docker.Wake = apps.Wake
+	docker.Wake = func(ctx context.Context) error {
+		err := apps.Wake(ctx)
+		if errors.Is(err, app.ErrNotToRun) {
+			// Said as a request that finds no engine is told.
+			return errors.New(docker.NotRunning(ctx))
+		}
+		return err
+	}
 	controllers.Go(func() { apps.Run(ctrlCtx) })
 	controllers.Go(func() {
 		if err := serveDocker(ctrlCtx, p, docker); err != nil {
