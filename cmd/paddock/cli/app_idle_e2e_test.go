@@ -56,10 +56,12 @@ func checkSuspendAndWake(t *testing.T, e *env) {
 	began = time.Now()
 	e.docker("", "--context", "paddock", "ps")
 	t.Logf("first docker ps on a suspended App, to its answer: %v", time.Since(began).Round(time.Millisecond))
+	// Docker answers before Lima's last check of the resume passed: the
+	// VM says Resumed once the App settled again, which 'set' waits for.
+	e.mustRun("set", "suspendWhenIdle=0", "--timeout=5m")
 	if c := vmRunning(e); c.Reason != resource.ReasonResumed {
 		t.Errorf("the woken App's VM: Running %s: %s; want Resumed", c.Reason, c.Message)
 	}
-	e.mustRun("set", "suspendWhenIdle=0", "--timeout=5m")
 }
 
 // pidAlive reads the pid file path and says whether its process runs; a
