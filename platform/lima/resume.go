@@ -14,11 +14,12 @@ import (
 
 // WaitRunning follows the start that Start began until the machine runs
 // (waitRunning says how it fails). A machine that resumes a saved state
-// is let run once QEMU loaded it (continueWhenLoaded), and then gets the host's time, its host folders mounted again and a fresh guest
-// agent (afterResume), and its state file is removed. A resume that fails
-// (QEMU cannot load the state: a truncated file, a state of another
-// machine) is not the start's failure: the machine is stopped and booted,
-// and its boot record says why.
+// is let run once QEMU loaded it (continueWhenLoaded) and at once, beside
+// Lima's own checks, gets the host's time, its host folders mounted
+// again and a fresh guest agent (afterResume); its state file is then
+// removed. A resume that fails (QEMU cannot load the state: a truncated
+// file, a state of another machine) is not the start's failure: the
+// machine is stopped and booted, and its boot record says why.
 func (d *Driver) WaitRunning(ctx context.Context, name string) error {
 	inst, err := d.existing(name)
 	if err != nil {
@@ -31,17 +32,23 @@ func (d *Driver) WaitRunning(ctx context.Context, name string) error {
 	if !rec.Resumed {
 		return d.waitRunning(ctx, name)
 	}
-	loaded, cancel := context.WithCancel(ctx)
+	// The host agent wrote the ssh configuration of this start before it
+	// started QEMU, so once QEMU runs the guest, ssh reaches it.
+	resumed, cancel := context.WithCancel(ctx)
+	defer cancel()
+	after := make(chan error, 1)
 	go func() {
-		if err := continueWhenLoaded(loaded, filepath.Join(inst.Dir, filenames.QMPSock)); err != nil && loaded.Err() == nil {
-			d.Logger.Warn("cannot let the resumed guest run", "instance", name, "err", err)
+		if err := continueWhenLoaded(resumed, filepath.Join(inst.Dir, filenames.QMPSock)); err != nil {
+			after <- fmt.Errorf("let the resumed guest run: %w", err)
+			return
 		}
+		after <- d.afterResume(resumed, inst)
 	}()
 	err = d.waitRunning(ctx, name)
-	cancel()
 	if err == nil {
-		err = d.afterResume(ctx, inst)
+		err = <-after
 	}
+	cancel()
 	if err == nil || ctx.Err() != nil {
 		return errors.Join(err, discardSavedState(inst.Dir))
 	}
