@@ -61,7 +61,7 @@ func BenchmarkVMStartToRunning(b *testing.B) {
 	}
 	d := e.serve()
 	e.mustRun("vm", "create", "bench", "--template", file, "--start", "--timeout=10m")
-	e.mustRun("vm", "stop", "bench")
+	e.mustRun("vm", "stop", "bench", "--cold") // both starts boot: Lima's own has no saved state to resume
 	// Lima's start passes the host agent this process's environment: it
 	// gets what Paddock's driver would give it.
 	driver := &lima.Driver{LimaHome: e.path("lima_home"), Executable: paddockBin, Logger: logging.New(os.Stderr, slog.LevelWarn)}
@@ -89,7 +89,7 @@ func BenchmarkVMStartToRunning(b *testing.B) {
 		e.mustRun("vm", "start", "bench", "--timeout=10m")
 		viaPaddock += time.Since(t0)
 		bootPaddock += hostAgentBoot(b, eventLog)
-		e.mustRun("vm", "stop", "bench")
+		e.mustRun("vm", "stop", "bench", "--cold") // both starts boot: Lima's own has no saved state to resume
 		d.stop(b, syscall.SIGTERM)
 
 		inst, err := limastore.Inspect("bench")
