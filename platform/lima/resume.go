@@ -73,9 +73,7 @@ func (d *Driver) WaitRunning(ctx context.Context, name string) error {
 func (d *Driver) afterResume(ctx context.Context, inst Instance) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	now := time.Now()
-	script := fmt.Sprintf(afterResumeScript, now.Unix(), now.Nanosecond())
-	if err := d.guestRun(ctx, inst, script); err != nil {
+	if err := d.guestRunAtHostTime(ctx, inst, afterResumeScript); err != nil {
 		return fmt.Errorf("after resuming: %w", err)
 	}
 	if err := os.Remove(filepath.Join(inst.Dir, resumeStateFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -84,15 +82,14 @@ func (d *Driver) afterResume(ctx context.Context, inst Instance) error {
 	return nil
 }
 
-// afterResumeScript runs as root in a guest that resumed, with the host's
-// time (seconds, nanoseconds) filled in. The folders are those
-// unmountForSaveScript recorded, in /proc/mounts' form (octal escapes).
+// afterResumeScript runs as root in a guest that resumed, once its clock
+// is the host's. The folders are those unmountForSaveScript recorded, in
+// /proc/mounts' form (octal escapes).
 const afterResumeScript = `set -e
-date -u -s @%d.%09d >/dev/null
 if [ -s /run/paddock-saved-mounts ]; then
 	while read -r src point type opts rest; do
-		src=$(printf '%%b' "$src")
-		point=$(printf '%%b' "$point")
+		src=$(printf '%b' "$src")
+		point=$(printf '%b' "$point")
 		mountpoint -q "$point" || mount -t "$type" -o "$opts" "$src" "$point"
 	done </run/paddock-saved-mounts
 	rm -f /run/paddock-saved-mounts

@@ -1,15 +1,11 @@
 package lima
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/lima-vm/lima/pkg/limayaml"
@@ -137,23 +133,3 @@ if grep -qE ' (9p|fuse\.sshfs) ' /proc/mounts; then
 fi
 sync
 `
-
-// guestRun runs script as root in the running guest of inst, over the
-// ssh connection its host agent keeps, and returns its error output with
-// a failure.
-func (d *Driver) guestRun(ctx context.Context, inst Instance, script string) error {
-	if inst.SSHConfigFile == "" || inst.Hostname == "" {
-		return errors.New("the instance has no ssh configuration")
-	}
-	cmd := exec.CommandContext(ctx, "ssh", "-F", inst.SSHConfigFile, inst.Hostname, "sudo", "sh", "-s")
-	cmd.Stdin = strings.NewReader(script)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			return fmt.Errorf("%w: %s", err, msg)
-		}
-		return err
-	}
-	return nil
-}

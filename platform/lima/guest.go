@@ -1,0 +1,76 @@
+package lima
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// guestRun runs script as root in the running guest of inst, over the
+// ssh connection its host agent keeps, and returns its error output with
+// a failure.
+func (d *Driver) guestRun(ctx context.Context, inst Instance, script string) error {
+	return guestShell(ctx, inst, "sudo sh -s", func(stdin io.Writer, _ *bufio.Reader) error {
+		_, err := io.WriteString(stdin, script)
+		return err
+	})
+}
+
+// guestRunAtHostTime sets the guest's clock to the host's and then runs
+// script as root, as guestRun does. The host's time is taken when the
+// guest is ready to set it, not when ssh starts: connecting takes seconds
+// under emulation, and a time taken before would leave the guest behind.
+func (d *Driver) guestRunAtHostTime(ctx context.Context, inst Instance, script string) error {
+	// read takes the time's line alone (a shell reads a pipe a byte at a
+	// time for it), and the shell exec'd after it reads the rest: the
+	// script.
+	const remote = `sudo sh -c 'echo ready; read t; date -u -s "@$t" >/dev/null && exec sh -s'`
+	return guestShell(ctx, inst, remote, func(stdin io.Writer, stdout *bufio.Reader) error {
+		if line, err := stdout.ReadString('\n'); err != nil || line != "ready\n" {
+			return fmt.Errorf("the guest's shell said %q (%v), not that it is ready for the time", line, err)
+		}
+		now := time.Now()
+		_, err := fmt.Fprintf(stdin, "%d.%09d\n%s", now.Unix(), now.Nanosecond(), script)
+		return err
+	})
+}
+
+// guestShell runs the shell command remote in the guest of inst over ssh
+// and talks to it with converse, which writes its input and may read its
+// output; the input is closed when converse returns.
+func guestShell(ctx context.Context, inst Instance, remote string, converse func(stdin io.Writer, stdout *bufio.Reader) error) error {
+	if inst.SSHConfigFile == "" || inst.Hostname == "" {
+		return errors.New("the instance has no ssh configuration")
+	}
+	cmd := exec.CommandContext(ctx, "ssh", "-F", inst.SSHConfigFile, inst.Hostname, remote)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	out := bufio.NewReader(stdout)
+	talkErr := converse(stdin, out)
+	stdin.Close()
+	io.Copy(io.Discard, out)
+	err = errors.Join(cmd.Wait(), talkErr)
+	if err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return fmt.Errorf("%w: %s", err, msg)
+		}
+	}
+	return err
+}
