@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"paddock.dev/paddock/platform/unixsock"
+
 	"paddock.dev/paddock/api"
 	"paddock.dev/paddock/core/store/gormstore"
 )
@@ -38,7 +40,7 @@ func serveSocketAt(t testing.TB, cfg gormstore.Config, dir string) *socketServer
 		t.Fatal(err)
 	}
 	s := &socketServer{store: st, api: api.New(api.Config{Store: st}), socket: filepath.Join(dir, "api.sock")}
-	l, err := api.ListenUnix(s.socket)
+	l, err := unixsock.Listen(s.socket)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"paddock.dev/paddock/platform/unixsock"
+
 	"paddock.dev/paddock/api"
 	"paddock.dev/paddock/api/client"
 	"paddock.dev/paddock/core/resource"
@@ -52,7 +54,7 @@ func newDaemon(t *testing.T, retention int64) (*daemon, *client.Client) {
 // connections until stopped.
 func (d *daemon) serve() {
 	d.t.Helper()
-	l, err := api.ListenUnix(d.socket)
+	l, err := unixsock.Listen(d.socket)
 	if err != nil {
 		d.t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/platform/unixsock"
 )
 
 // NotRunning is what a client is told, by default, when the engine does
@@ -193,7 +194,7 @@ func (p *Proxy) Handler() http.Handler {
 // lets running requests finish for a moment, and cuts off the rest
 // (streams, attached and upgraded connections among them).
 func (p *Proxy) Serve(ctx context.Context, socket string) error {
-	l, err := listenUnix(socket)
+	l, err := unixsock.Listen(socket)
 	if err != nil {
 		return err
 	}
@@ -256,7 +257,7 @@ func (p *Proxy) keepSocket(socket string, h *held) *held {
 	if fi, err := os.Stat(socket); err == nil && h.fi != nil && os.SameFile(fi, h.fi) {
 		return nil
 	}
-	l, err := listenUnix(socket)
+	l, err := unixsock.Listen(socket)
 	if err != nil {
 		p.logger().Warn("the Docker socket is gone and cannot be made again", "socket", socket, "err", err)
 		return nil
@@ -280,22 +281,4 @@ type held struct {
 func hold(l net.Listener, socket string) *held {
 	fi, _ := os.Stat(socket)
 	return &held{l: l, fi: fi}
-}
-
-// listenUnix listens on path with mode 0600, replacing a stale socket.
-func listenUnix(path string) (net.Listener, error) {
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("remove stale socket: %w", err)
-	}
-	l, err := net.Listen("unix", path)
-	if err != nil {
-		return nil, err
-	}
-	// The short directory is private already; the mode is the second
-	// fence, for a directory someone loosened.
-	if err := os.Chmod(path, 0o600); err != nil {
-		l.Close()
-		return nil, err
-	}
-	return l, nil
 }

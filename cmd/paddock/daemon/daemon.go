@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"paddock.dev/paddock/platform/unixsock"
+
 	"github.com/gofrs/flock"
 
 	"paddock.dev/paddock/api"
@@ -255,7 +257,7 @@ func unlinkSockets(listeners []net.Listener, log *slog.Logger) {
 
 // listen opens the Unix socket and, when asked, the loopback TCP address.
 func listen(p instance.Paths, tcpAddr string) ([]net.Listener, error) {
-	unix, err := api.ListenUnix(p.Socket)
+	unix, err := unixsock.Listen(p.Socket)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", p.Socket, err)
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"paddock.dev/paddock/platform/unixsock"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"paddock.dev/paddock/api"
@@ -53,7 +55,7 @@ func NewDaemon(t testing.TB) *Daemon {
 
 // Start serves the API on the socket.
 func (d *Daemon) Start() {
-	l, err := api.ListenUnix(d.Socket)
+	l, err := unixsock.Listen(d.Socket)
 	if err != nil {
 		d.t.Fatal(err)
 	}
