@@ -48,7 +48,11 @@ func guestShell(ctx context.Context, inst Instance, remote string, converse func
 	if inst.SSHConfigFile == "" || inst.Hostname == "" {
 		return errors.New("the instance has no ssh configuration")
 	}
-	cmd := exec.CommandContext(ctx, "ssh", "-F", inst.SSHConfigFile, inst.Hostname, remote)
+	// It uses the host agent's master connection when there is one, and
+	// never becomes the master itself (Lima's configuration asks ssh to,
+	// and to persist): a master of this command's would outlive it, and
+	// the host agent's own ssh would come to depend on it.
+	cmd := exec.CommandContext(ctx, "ssh", "-F", inst.SSHConfigFile, "-o", "ControlMaster=no", inst.Hostname, remote)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return err

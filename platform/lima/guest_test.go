@@ -20,7 +20,8 @@ func TestGuestRunAtHostTimeHandsTheTimeThenTheScript(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("ssh", "#!/bin/sh\nshift 3\nexec /bin/sh -c \"$1\"\n")
+	// ssh -F CONFIG -o ControlMaster=no HOST REMOTE
+	write("ssh", "#!/bin/sh\nshift 5\nexec /bin/sh -c \"$1\"\n")
 	write("sudo", "#!/bin/sh\nexec \"$@\"\n")
 	write("date", "#!/bin/sh\necho \"date $*\" >>"+out+"\n")
 	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
