@@ -255,14 +255,15 @@ func hostAgentSaid(t testing.TB, dir, text string) bool {
 	return bytes.Contains(b, []byte(text))
 }
 
-// processesMentioning lists the processes whose command line has s in it.
-func processesMentioning(t testing.TB, s string) []int {
+// processesMentioning lists the processes whose command line has s in it,
+// as "PID: COMMAND LINE".
+func processesMentioning(t testing.TB, s string) []string {
 	t.Helper()
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pids []int
+	var pids []string
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -270,7 +271,7 @@ func processesMentioning(t testing.TB, s string) []int {
 		}
 		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
 		if err == nil && bytes.Contains(cmdline, []byte(s)) {
-			pids = append(pids, pid)
+			pids = append(pids, fmt.Sprintf("%d: %s", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
 		}
 	}
 	return pids

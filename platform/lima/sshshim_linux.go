@@ -2,6 +2,7 @@ package lima
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // EnvRealSSH names the real ssh program for the ssh shim.
@@ -50,6 +53,17 @@ func ExecSSH(args []string) error {
 	}
 	if sameFile(real, "/proc/self/exe") {
 		return fmt.Errorf("%s=%s is the ssh shim itself, not the real ssh: point it at the system's ssh", EnvRealSSH, real)
+	}
+	// A host agent that dies (its QEMU could not load a saved state, say)
+	// takes its ssh with it: left alone, an ssh still waiting for the
+	// guest would connect to the next boot's, on the same port, and stay
+	// on as its master. The signal holds across the exec below, and is
+	// not passed to the master a connecting ssh forks.
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGTERM), 0, 0, 0); err != nil {
+		return fmt.Errorf("ssh shim: ask to end with the host agent: %w", err)
+	}
+	if os.Getppid() == 1 {
+		return errors.New("ssh shim: the host agent that ran it is gone")
 	}
 	if port, master, ok := sshTarget(args); ok && !masterUp(master) {
 		ctx, cancel := context.WithTimeout(context.Background(), bannerWait)
