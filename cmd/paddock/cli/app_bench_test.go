@@ -27,6 +27,7 @@ import (
 // the App saw it Settled: the VM's controller, the App's, the engine's
 // answer, the status writes) is reported too, and the rest is the CLI's
 // (its wait, its exit).
+//
 //	PADDOCK_E2E=1 go test -run XXX -bench AppStart -benchtime 1x ./cmd/paddock/cli
 func BenchmarkAppStart(b *testing.B) {
 	e := appEnv(b)
