@@ -41,12 +41,11 @@ func TestWaitAppWaitsForAWokenAppToRun(t *testing.T) {
 	}
 
 	// Woken: the annotation is gone, Settled not yet rewritten.
-	woken, err := cl.PatchApp(ctx, fmt.Appendf(nil, `{"metadata":{"annotations":{%q:null}}}`, resource.AnnotationSuspended))
-	if err != nil {
+	if _, err := cl.PatchApp(ctx, fmt.Appendf(nil, `{"metadata":{"annotations":{%q:null}}}`, resource.AnnotationSuspended)); err != nil {
 		t.Fatal(err)
 	}
 	obj, _ := cl.Get(ctx, resource.KindApp, "", resource.AppName)
-	if woken = obj.(*resource.App); !wire.AppWaking(woken) || wire.AppDone(woken) {
+	if woken := obj.(*resource.App); !wire.AppWaking(woken) || wire.AppDone(woken) {
 		t.Fatalf("a woken App whose Settled still says Suspended: waking %v, done %v", wire.AppWaking(woken), wire.AppDone(woken))
 	}
 	if _, err := cl.WaitApp(ctx, 300*time.Millisecond); resource.ReasonOf(err) != resource.ReasonTimeout {
