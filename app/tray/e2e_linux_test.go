@@ -84,8 +84,8 @@ func TestTrayEndToEnd(t *testing.T) {
 
 	before := m.awaitStatus("Failed: ")
 	e.stopDaemon()
-	items = m.awaitStatus(menu.StatusDaemonDown)
-	m.click(items, menu.LabelStartDaemon)
+	m.awaitStatus(menu.StatusDaemonDown)
+	m.clickUntilStatusLeaves(menu.LabelStartDaemon, menu.StatusDaemonDown)
 	items = m.awaitStatus("Failed: ")
 	e.adoptDaemon()
 	// The menu the daemon's return brings back is the one it took away,
