@@ -185,11 +185,22 @@ func waitAwake(ctx context.Context, st store.Store, from *resource.App) error {
 		}
 		rv, _ := strconv.ParseInt(a.Metadata.ResourceVersion, 10, 64)
 		w, err := st.Watch(ctx, store.WatchOptions{ListOptions: store.ListOptions{Kind: resource.KindApp}, ResourceVersion: rv})
-		if err != nil {
+		if resource.ReasonOf(err) == resource.ReasonGone {
+			// A revision the store's watches have not caught up with yet
+			// (on PostgreSQL a write's answer can come first), or one
+			// too old: after a moment, read the App anew.
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(20 * time.Millisecond):
+			}
+			err = errWatchEnded
+		} else if err != nil {
 			return err
+		} else {
+			a, err = nextApp(ctx, w)
+			w.Stop()
 		}
-		a, err = nextApp(ctx, w)
-		w.Stop()
 		if errors.Is(err, errWatchEnded) {
 			// Too slow, or a revision too old: read the App anew.
 			obj, gerr := st.Get(ctx, resource.KeyOf(from))
