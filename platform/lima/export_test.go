@@ -1,7 +1,6 @@
 package lima
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 )
@@ -11,12 +10,8 @@ import (
 // start makes, for tests of a state QEMU cannot load (a fault no real
 // save produces on demand).
 func ReplaceSavedState(dir string, state []byte) error {
-	var fit savedFit
-	b, err := os.ReadFile(filepath.Join(dir, savedFitFile))
+	fit, err := readFit(dir)
 	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, &fit); err != nil {
 		return err
 	}
 	file := filepath.Join(dir, savedStateFile)
@@ -27,8 +22,5 @@ func ReplaceSavedState(dir string, state []byte) error {
 		return err
 	}
 	fit.StateSize = int64(len(state))
-	if b, err = json.Marshal(fit); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, savedFitFile), b, 0o644)
+	return writeFit(dir, fit)
 }

@@ -2,7 +2,6 @@ package lima
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,8 +9,6 @@ import (
 
 	"github.com/lima-vm/lima/pkg/limayaml"
 	"github.com/lima-vm/lima/pkg/store/filenames"
-
-	"paddock.dev/paddock/core/atomicfile"
 )
 
 // saveTimeout bounds a save as a whole: QEMU writes the guest's memory
@@ -111,11 +108,7 @@ func (d *Driver) Save(ctx context.Context, name string) error {
 	if err := os.Rename(temp, filepath.Join(inst.Dir, savedStateFile)); err != nil {
 		return err
 	}
-	b, err := json.Marshal(fit)
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.WriteFile(filepath.Join(inst.Dir, savedFitFile), b, 0o644); err != nil {
+	if err := writeFit(inst.Dir, fit); err != nil {
 		return err
 	}
 	d.Logger.Info("saved the VM's state", "instance", name, "bytes", fit.StateSize, "took", time.Since(began).Round(time.Millisecond))

@@ -136,16 +136,14 @@ func (d *Driver) takeSavedState(ctx context.Context, dir string, arch limayaml.A
 	if err := resumeSupported(arch); err != nil {
 		return "", err.Error(), nil
 	}
-	var saved savedFit
-	b, err := os.ReadFile(filepath.Join(dir, savedFitFile))
+	saved, err := readFit(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "", coldReason, nil
+	case errors.Is(err, errFitUnreadable):
+		return "", err.Error(), nil
 	case err != nil:
 		return "", "", err
-	}
-	if err := json.Unmarshal(b, &saved); err != nil {
-		return "", "the saved state's description does not read: " + err.Error(), nil
 	}
 	now, err := d.currentFit(ctx, dir, arch, accel)
 	if err != nil {
@@ -284,18 +282,41 @@ func fileCRC(path string) (uint32, error) {
 // saved state fits, after an operation that changed the disk image but
 // not what the guest sees in it (a snapshot taken or deleted).
 func restampSavedDisk(dir string) error {
-	var fit savedFit
-	b, err := os.ReadFile(filepath.Join(dir, savedFitFile))
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, &fit); err != nil {
+	fit, err := readFit(dir)
+	switch {
+	case errors.Is(err, errFitUnreadable):
 		return discardSavedState(dir) // takeSavedState would boot it anyway
+	case err != nil:
+		return err
 	}
 	if fit.Disk, err = stampDisk(dir); err != nil {
 		return err
 	}
-	if b, err = json.Marshal(fit); err != nil {
+	return writeFit(dir, fit)
+}
+
+// errFitUnreadable is readFit's error for a description that is there but
+// does not parse.
+var errFitUnreadable = errors.New("the saved state's description does not read")
+
+// readFit reads the description of the state saved in dir.
+func readFit(dir string) (savedFit, error) {
+	var fit savedFit
+	b, err := os.ReadFile(filepath.Join(dir, savedFitFile))
+	if err != nil {
+		return fit, err
+	}
+	if err := json.Unmarshal(b, &fit); err != nil {
+		return fit, fmt.Errorf("%w: %w", errFitUnreadable, err)
+	}
+	return fit, nil
+}
+
+// writeFit describes the state saved in dir as fit, whole or not at all:
+// the description is what makes a saved state count.
+func writeFit(dir string, fit savedFit) error {
+	b, err := json.Marshal(fit)
+	if err != nil {
 		return err
 	}
 	return atomicfile.WriteFile(filepath.Join(dir, savedFitFile), b, 0o644)
