@@ -38,7 +38,10 @@ const (
 	errorPause  = 5 * time.Second
 )
 
-// Run follows the daemon until ctx ends.
+// Run follows the daemon until ctx ends. It returns early only when the
+// socket's directory cannot be watched: any other failure is logged and
+// tried again, since a follower that gave up would leave the menu stale
+// for good.
 func (f *Follower) Run(ctx context.Context) error {
 	notes, err := f.watchSocket()
 	if err != nil {
@@ -58,26 +61,28 @@ func (f *Follower) Run(ctx context.Context) error {
 		switch {
 		case errors.Is(ready, client.ErrUnreachable):
 			f.Log.Info("the daemon is not running; waiting for its socket", "socket", f.Socket)
-			err = f.waitForDaemon(ctx, notes)
+			if err := f.waitForDaemon(ctx, notes); err != nil && ctx.Err() == nil {
+				// The watch lost events (its queue overflowed): look
+				// again.
+				f.Log.Warn("watching the daemon's socket failed; looking again", "err", err, "in", errorPause)
+				sleep(ctx, errorPause)
+			}
 		case ready != nil:
-			// It answers but is not ready: starting, or stopping.
+			// It answers but is not ready: starting, or stopping (a
+			// stopping daemon's last answers). Either it gets ready, or
+			// the next round finds it gone.
 			f.becameReady(ctx)
 		case errors.Is(err, errDaemonGone):
 			// A daemon stopped and another is ready already: list and
 			// watch it.
-			err = nil
 		case time.Since(began) < errorPause:
 			// It is ready, yet its streams failed at once: do not
 			// hammer it.
 			f.Log.Warn("following the daemon failed; trying again", "err", err, "in", errorPause)
-			err = sleep(ctx, errorPause)
+			sleep(ctx, errorPause)
 		default:
 			// The streams broke (a daemon restart, a network error);
 			// list and watch again.
-			err = nil
-		}
-		if err != nil && ctx.Err() == nil {
-			return err
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -15,10 +16,34 @@ import (
 	"paddock.dev/paddock/cmd/paddock/paddocktest"
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/core/store"
+	"paddock.dev/paddock/platform/unixsock"
 )
 
 // states collects what the follower reports.
 type states chan menu.State
+
+// next is await in the background: the channel yields the state once it
+// comes.
+func (c states) next(t *testing.T, what string, ok func(menu.State) bool) <-chan menu.State {
+	out := make(chan menu.State, 1)
+	go func() {
+		deadline := time.After(20 * time.Second)
+		for {
+			select {
+			case s := <-c:
+				if ok(s) {
+					out <- s
+					return
+				}
+			case <-deadline:
+				t.Errorf("no state with %s", what)
+				close(out)
+				return
+			}
+		}
+	}()
+	return out
+}
 
 // await returns the first state that ok accepts, failing after a while.
 func (c states) await(t *testing.T, what string, ok func(menu.State) bool) menu.State {
@@ -70,6 +95,42 @@ func TestFollowsTheDaemonThroughRestarts(t *testing.T) {
 	d.Start()
 	got.await(t, "the daemon up again, the App gone", func(s menu.State) bool { return s.DaemonUp && s.App == nil })
 
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run ended with %v", err)
+	}
+}
+
+// A daemon that stops answers a last request or two without being ready
+// (a 503, or a kept connection's EOF) before its socket goes: the follower
+// must go on to the next daemon from there. The stopping daemon is a fake
+// that keeps answering 503, since a real one does so only for an instant.
+func TestFollowsTheNextDaemonAfterOneThatAnsweredNotReady(t *testing.T) {
+	d := paddocktest.NewDaemon(t)
+	l, err := unixsock.Listen(d.Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopping := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "the daemon is shutting down", http.StatusServiceUnavailable)
+	})}
+	go stopping.Serve(l)
+	got := make(states, 100)
+	f := &Follower{Client: d.Client(), Socket: d.Socket, Changed: func(s menu.State) { got <- s },
+		Log: slog.New(slog.NewTextHandler(os.Stderr, nil))}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.Run(ctx) }()
+
+	got.await(t, "the daemon down while it answers 503", func(s menu.State) bool { return !s.DaemonUp })
+	stopping.Close()
+	os.Remove(d.Socket)
+	d.Start()
+	select {
+	case <-got.next(t, "the next daemon up", func(s menu.State) bool { return s.DaemonUp }):
+	case err := <-done:
+		t.Fatalf("the follower gave up: %v", err)
+	}
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run ended with %v", err)

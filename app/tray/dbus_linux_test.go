@@ -250,38 +250,6 @@ func (m trayMenu) click(items []menuItem, label string) {
 	}
 }
 
-// clickUntilStatusLeaves clicks the item labelled label until the menu's
-// status no longer starts with from. On a loaded host a click on a menu
-// the tray is still laying out can be lost even after the menu looked
-// settled; a person whose click did nothing clicks again, on the menu as
-// it is then. A click the tray takes changes the status at once (Start
-// Daemon: to starting), so a second click goes only where the first was
-// lost.
-func (m trayMenu) clickUntilStatusLeaves(label, from string) {
-	m.t.Helper()
-	var items []menuItem
-	var err error
-	var clicked time.Time
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if items, _, err = m.revision(); err != nil || len(items) == 0 {
-			continue
-		}
-		if !strings.HasPrefix(items[0].Label, from) {
-			return
-		}
-		if it, ok := find(items, label); ok && it.Enabled && time.Since(clicked) > 5*time.Second {
-			if !clicked.IsZero() {
-				m.t.Logf("the click on %q did nothing in 5 s; clicking again", label)
-			}
-			if err := m.obj.Call(menuIface+".Event", 0, it.ID, "clicked", dbus.MakeVariant(""), uint32(time.Now().Unix())).Err; err != nil {
-				m.t.Fatalf("click %q: %v", label, err)
-			}
-			clicked = time.Now()
-		}
-	}
-	m.t.Fatalf("the status stayed %q after clicking %q; last %v (%v)", from, label, labels(items), err)
-}
-
 func find(items []menuItem, label string) (menuItem, bool) {
 	for _, it := range items {
 		if it.Label == label {

@@ -84,8 +84,8 @@ func TestTrayEndToEnd(t *testing.T) {
 
 	before := m.awaitStatus("Failed: ")
 	e.stopDaemon()
-	m.awaitStatus(menu.StatusDaemonDown)
-	m.clickUntilStatusLeaves(menu.LabelStartDaemon, menu.StatusDaemonDown)
+	items = m.awaitStatus(menu.StatusDaemonDown)
+	m.click(items, menu.LabelStartDaemon)
 	items = m.awaitStatus("Failed: ")
 	e.adoptDaemon()
 	// The menu the daemon's return brings back is the one it took away,
@@ -311,14 +311,31 @@ func (e *e2e) start(args ...string) *exec.Cmd {
 	}
 	e.t.Cleanup(func() {
 		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
+			stop(cmd, e.t.Failed())
 		}
 		if e.t.Failed() {
 			e.t.Logf("paddock %s:\n%s", strings.Join(args, " "), out.String())
 		}
 	})
 	return cmd
+}
+
+// stop ends a process the test left running. After a failure it first
+// asks for a goroutine dump (what a Go program prints on SIGQUIT), so that
+// the log shows where a process that stopped responding was stuck.
+func stop(cmd *exec.Cmd, dump bool) {
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	if dump {
+		cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-done:
+			return
+		case <-time.After(5 * time.Second):
+		}
+	}
+	cmd.Process.Kill()
+	<-done
 }
 
 func (e *e2e) wait(cmd *exec.Cmd, within time.Duration) error {

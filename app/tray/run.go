@@ -27,13 +27,18 @@ func Run(opts Options) error {
 		}
 		// The follower's first report replaces this menu at once.
 		t.refresh()
-		go func() { followed <- t.follow() }()
+		go func() {
+			err := t.follow()
+			if !errors.Is(err, context.Canceled) {
+				opts.Log.Error("the tray stopped following the daemon; its menu no longer changes", "err", err)
+			}
+			followed <- err
+		}()
 	}, nil)
 	cancel()
 	// An open settings window closes when this process ends: its
 	// standard input ends.
 	if err := <-followed; !errors.Is(err, context.Canceled) {
-		opts.Log.Error("the tray stopped following the daemon", "err", err)
 		return err
 	}
 	return nil
