@@ -95,8 +95,11 @@ func (c *Controller) Run(ctx context.Context) { c.ctrl.Run(ctx) }
 // Panics is how many panics the controller recovered from.
 func (c *Controller) Panics() int64 { return c.ctrl.Panics() }
 
-// Shutdown stops every running machine gracefully, all at once, within
-// bound; what does not stop in time is killed. Call it after Run returned.
+// Shutdown ends every running machine within bound, all at once. A
+// machine the controller would save on a stop (see stop) is saved, so that
+// the next daemon resumes it; the others, and any whose save fails, shut
+// down gracefully, and what does not stop in time is killed. Call it after
+// Run returned, with the store still open.
 func (c *Controller) Shutdown(ctx context.Context, bound time.Duration) error {
 	names, err := c.driver.Running()
 	if err != nil || len(names) == 0 {
@@ -105,8 +108,57 @@ func (c *Controller) Shutdown(ctx context.Context, bound time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	grace := min(c.grace, bound*3/4)
-	c.log.Info("stopping VMs", "vms", names, "grace", grace)
-	return c.driver.StopAll(ctx, names, grace)
+	saver, canSave := c.driver.(Saver)
+	save := map[string]bool{}
+	if canSave {
+		if save, err = c.savable(ctx); err != nil {
+			c.log.Warn("cannot tell which VMs to save; shutting them all down", "err", err)
+		}
+	}
+	var toSave, toStop []string
+	for _, n := range names {
+		if save[n] {
+			toSave = append(toSave, n)
+		} else {
+			toStop = append(toStop, n)
+		}
+	}
+	c.log.Info("ending VMs", "saving", toSave, "stopping", toStop, "grace", grace)
+	errs := make([]error, len(toSave)+1)
+	var wg sync.WaitGroup
+	for i, n := range toSave {
+		wg.Go(func() {
+			// A save leaves time for the shutdown that follows a failure.
+			saveCtx, cancel := context.WithTimeout(ctx, bound/2)
+			defer cancel()
+			err := saver.Save(saveCtx, n)
+			if err == nil {
+				return
+			}
+			c.log.Warn("cannot save the VM's state; shutting it down", "vm", n, "err", err)
+			errs[i] = c.driver.Stop(ctx, n, min(grace, bound/4))
+		})
+	}
+	if len(toStop) > 0 {
+		errs[len(toSave)] = c.driver.StopAll(ctx, toStop, grace)
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// savable reports, by machine name, whether a stop would save the VM's
+// machine: the VM asks neither for cold stops nor for its own deletion.
+func (c *Controller) savable(ctx context.Context) (map[string]bool, error) {
+	objs, _, err := c.store.List(ctx, store.ListOptions{Kind: resource.KindVM})
+	if err != nil {
+		return nil, err
+	}
+	save := map[string]bool{}
+	for _, obj := range objs {
+		vm := obj.(*resource.VM)
+		save[vm.Metadata.Name] = !vm.Spec.Cold && vm.Metadata.DeletionTimestamp == nil
+	}
+	return save, nil
 }
 
 // reconcile brings a live VM, which carries its cleanup finalizer, to its

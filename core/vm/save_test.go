@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/core/vm/vmtest"
@@ -88,4 +89,38 @@ func TestColdSpecShutsDownAndBoots(t *testing.T) {
 	if msg := cond(v, resource.VMRunning).Message; !strings.Contains(msg, "spec.cold asks for a full boot") {
 		t.Errorf("Running says %q, want why it booted", msg)
 	}
+}
+
+// A daemon that stops saves the machines a stop would save, and shuts the
+// rest down: the next daemon resumes the first and boots the others.
+func TestShutdownSavesWhatAStopWouldSave(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.saving = true
+	e.fd.Fail(vmtest.Save, "busy", errors.New("umount: /home/u: target is busy"))
+	e.start()
+	dev, busy, cold := e.createVM("dev", true), e.createVM("busy", true), e.createVM("cold", true)
+	e.patch(cold, map[string]any{"spec": map[string]any{"cold": true}})
+	for _, key := range []resource.Key{dev, busy, cold} {
+		e.running(key)
+	}
+
+	e.stopController()
+	if err := e.ctrl.Shutdown(t.Context(), 20*time.Second); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	for _, name := range []string{"dev", "busy", "cold"} {
+		if inst, _ := e.fd.Machine(name); inst.Running || inst.HostAgentAlive {
+			t.Errorf("%s still runs after Shutdown: %+v", name, inst)
+		}
+	}
+	if e.fd.Count(vmtest.Stop, "dev") != 0 || e.fd.Count(vmtest.Save, "cold") != 0 || e.fd.Count(vmtest.Stop, "busy") != 1 {
+		t.Errorf("calls: dev %v, busy %v, cold %v: want dev saved, busy's failed save followed by a Stop, cold stopped",
+			ops(e.fd.Calls("dev")), ops(e.fd.Calls("busy")), ops(e.fd.Calls("cold")))
+	}
+
+	e.start()
+	e.waitCond(dev, resource.VMRunning, true, resource.ReasonResumed)
+	e.waitCond(busy, resource.VMRunning, true, resource.ReasonColdBoot)
+	e.waitCond(cold, resource.VMRunning, true, resource.ReasonColdBoot)
 }
