@@ -36,8 +36,9 @@ import (
 // shutdownGrace bounds how long in-flight requests may finish at shutdown.
 const shutdownGrace = 5 * time.Second
 
-// vmStopBound bounds stopping every VM at shutdown, all at once; it stays
-// well inside the service managers' stop timeouts (120 s).
+// vmStopBound bounds ending every VM at shutdown (saving or stopping each),
+// all at once; it stays well inside the service managers' stop timeouts
+// (120 s).
 const vmStopBound = 60 * time.Second
 
 // EnvDatabase names the database the daemon keeps its objects in.
@@ -197,7 +198,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	stopControllers()
 	controllers.Wait()
 	if err := vms.Shutdown(context.Background(), vmStopBound); err != nil {
-		log.Error("stopping VMs failed", "err", err)
+		log.Error("ending VMs failed", "err", err)
 		runErr = errors.Join(runErr, err)
 	}
 	if err := st.Close(); err != nil {
