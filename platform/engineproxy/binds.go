@@ -113,34 +113,58 @@ type readCloser struct {
 // shared, and the message that says why: a source is refused when it is
 // not inside a shared folder, not one of the VM's own paths, and exists
 // on this host (the container would get an empty folder of the VM in its
-// place). The message names each such path and the 'paddock set mounts='
-// that shares it, keeping what is shared now.
+// place). A source inside a shared folder that is, or passes through, a
+// link is refused when the link leads out of every shared folder: the VM
+// follows it to the same path, which it does not have either. The message
+// names each such path and the 'paddock set mounts=' that shares it,
+// keeping what is shared now.
 func BindRefusal(sources []string, shared []resource.AppMount) (string, bool) {
 	home, _ := os.UserHomeDir()
 	folders := make([]string, 0, len(shared))
 	for _, m := range shared {
 		folders = append(folders, expand(m.Location, home))
 	}
-	var refused []string
+	// A shared folder's own path may pass through links (macOS's /tmp is
+	// /private/tmp): the paths links lead to are compared with the
+	// folders' as the host resolves them too.
+	resolved := slices.Clone(folders)
+	for _, f := range folders {
+		if r, err := filepath.EvalSymlinks(filepath.FromSlash(f)); err == nil {
+			resolved = append(resolved, filepath.ToSlash(r))
+		}
+	}
+	isShared := func(p string) bool {
+		return isVMPath(p) || slices.ContainsFunc(resolved, func(f string) bool { return inside(p, f) })
+	}
+	var refused, named []string
 	for _, src := range sources {
 		clean := path.Clean(src)
-		if isVMPath(clean) || slices.ContainsFunc(folders, func(f string) bool { return inside(clean, f) }) ||
-			slices.Contains(refused, clean) {
+		target, name := clean, clean
+		if isVMPath(clean) {
 			continue
 		}
-		if _, err := os.Stat(filepath.FromSlash(clean)); err != nil {
+		if slices.ContainsFunc(folders, func(f string) bool { return inside(clean, f) }) {
+			real, err := filepath.EvalSymlinks(filepath.FromSlash(clean))
+			if err != nil || isShared(filepath.ToSlash(real)) {
+				continue
+			}
+			target = filepath.ToSlash(real)
+			name = fmt.Sprintf("%s (where %s leads)", target, clean)
+		} else if _, err := os.Stat(filepath.FromSlash(clean)); err != nil {
 			continue
 		}
-		refused = append(refused, clean)
+		if !slices.Contains(refused, target) {
+			refused, named = append(refused, target), append(named, name)
+		}
 	}
 	if len(refused) == 0 {
 		return "", false
 	}
 	var b strings.Builder
 	if len(refused) == 1 {
-		fmt.Fprintf(&b, "%s is not shared with the App's VM, so the container would see an empty folder there instead of this host's; share it", refused[0])
+		fmt.Fprintf(&b, "%s is not shared with the App's VM, so the container would see an empty folder there instead of this host's; share it", named[0])
 	} else {
-		fmt.Fprintf(&b, "%s are not shared with the App's VM, so the container would see empty folders there instead of this host's; share them", strings.Join(refused, ", "))
+		fmt.Fprintf(&b, "%s are not shared with the App's VM, so the container would see empty folders there instead of this host's; share them", strings.Join(named, ", "))
 	}
 	fmt.Fprintf(&b, " (the VM restarts): paddock set mounts=%s", suggestMounts(shared, folders, refused))
 	if len(shared) == 0 {

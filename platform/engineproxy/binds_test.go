@@ -59,3 +59,41 @@ func TestBindRefusal(t *testing.T) {
 		t.Errorf("nothing shared: %v %q", refused, msg)
 	}
 }
+
+// A link inside a shared folder passes where it leads into a shared
+// folder, or into the VM's own paths, and is refused, named with where it
+// leads, where it leads out of them; a shared folder that is itself a
+// link shares what it leads to.
+func TestBindRefusalFollowsLinks(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	other := t.TempDir()
+	data := filepath.Join(other, "data")
+	for _, d := range []string{data, filepath.Join(home, "src")} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{"out": data, "in": filepath.Join(home, "src"), "rel": "src", "sock": "/run", "gone": "/nonexistent"}
+	for name, to := range links {
+		if err := os.Symlink(to, filepath.Join(home, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	def := resource.DefaultAppMounts()
+	for _, ok := range []string{"in", "rel/x", "sock", "gone"} {
+		if msg, refused := BindRefusal([]string{filepath.Join(home, ok)}, def); refused {
+			t.Errorf("~/%s refused: %s", ok, msg)
+		}
+	}
+	out := filepath.Join(home, "out")
+	msg, refused := BindRefusal([]string{out}, def)
+	if !refused || !strings.Contains(msg, data+" (where "+out+" leads) is not shared") || !strings.Contains(msg, "paddock set mounts=~,"+data+" ") {
+		t.Errorf("a link out of the home folder: %v %q", refused, msg)
+	}
+	// ~/out shared as a folder of its own: its link is the host's way to
+	// data, which the VM then has at ~/out.
+	if msg, refused := BindRefusal([]string{out}, []resource.AppMount{{Location: "~/out"}}); refused {
+		t.Errorf("a shared folder that is a link: refused: %s", msg)
+	}
+}
