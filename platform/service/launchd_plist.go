@@ -39,7 +39,7 @@ func LaunchdPlist(label string, spec Spec) (string, error) {
 	// ThrottleInterval seconds between starts.
 	key(&b, "KeepAlive", "<dict><key>SuccessfulExit</key><false/></dict>")
 	key(&b, "ThrottleInterval", "<integer>2</integer>")
-	// The daemon stops every VM gracefully within its own bound on SIGTERM.
+	// On SIGTERM the daemon saves or stops every VM within its own bound.
 	key(&b, "ExitTimeOut", "<integer>120</integer>")
 	// VM host agents must outlive a crash of the daemon.
 	key(&b, "AbandonProcessGroup", "<true/>")

@@ -46,7 +46,7 @@ ExecStart=` + strings.Join(quoted, " ") + "\n")
 	b.WriteString(`# A crash restarts the daemon within seconds; a clean exit stays down.
 Restart=on-failure
 RestartSec=2
-# The daemon stops every VM gracefully, within its own bound, on SIGTERM.
+# On SIGTERM the daemon saves or stops every VM, within its own bound.
 TimeoutStopSec=120
 # VM host agents run in their own process groups and must outlive a crash
 # of the daemon, which recovers them when it restarts; so only the daemon

@@ -140,7 +140,7 @@ func newServiceUninstallCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "uninstall",
 		Short: "Stop the service if it runs and remove it",
-		Long: `Stop the instance's service if it runs (the daemon stops every VM gracefully),
+		Long: `Stop the instance's service if it runs (the daemon saves or stops every VM first),
 disable it and remove its definition. Uninstalling a service that is not
 installed does nothing and succeeds.`,
 		Args: noArgs,
@@ -264,10 +264,11 @@ func newServiceStopCmd(c *cli) *cobra.Command {
 	t := &serviceTarget{c: c}
 	cmd := &cobra.Command{
 		Use:   "stop",
-		Short: "Stop the service; the daemon stops every VM gracefully first",
+		Short: "Stop the service; the daemon saves or stops every VM first",
 		Long: `Stop the instance's service. The service manager asks the daemon to stop
-(SIGTERM; a stop control on Windows), the daemon stops every VM gracefully
-within its bound and exits, and the command returns when it has.`,
+(SIGTERM; a stop control on Windows), the daemon ends every VM within its
+bound (saving those a stop saves, for the next daemon to resume, and
+stopping the others gracefully) and exits, and the command returns when it has.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			svc, err := t.open(cmd)

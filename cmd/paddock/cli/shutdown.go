@@ -18,12 +18,13 @@ func newShutdownCmd(c *cli) *cobra.Command {
 	t := &serviceTarget{c: c}
 	cmd := &cobra.Command{
 		Use:   "shutdown",
-		Short: "Stop this instance's daemon, however it was started; its VMs stop gracefully first",
+		Short: "Stop this instance's daemon, however it was started; its VMs are saved or stopped first",
 		Long: `Stop the instance's daemon: through the service manager when it runs as a
 service (as 'paddock service stop' does), otherwise by asking the process
 the instance's pid file names to stop (SIGTERM), as a service stop does.
-The daemon stops every VM gracefully first; the command returns once it
-exited. With no daemon running it says so and succeeds.`,
+The daemon first ends every running VM as a stop would: it saves those a
+stop saves, which the next daemon resumes, and stops the others gracefully;
+the command returns once it exited. With no daemon running it says so and succeeds.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			stopped, err := c.stopDaemon(cmd, t)
