@@ -107,7 +107,7 @@ func TestAppEndToEnd(t *testing.T) {
 		t.Fatal("the App test needs the docker CLI (packaging/ci-deps.sh installs docker.io)")
 	}
 	rootfs := busyboxRootfs(t)
-	e.serve()
+	d := e.serve()
 	t.Cleanup(func() {
 		e.autostart = true
 		e.run("", "delete", "--force", "--timeout=3m")
@@ -166,7 +166,7 @@ func TestAppEndToEnd(t *testing.T) {
 		t.Fatalf("docker save: %v: %s", err, out)
 	}
 
-	checkStopResumes(t, e)
+	checkStopResumes(t, e, d)
 	checkSuspendAndWake(t, e)
 
 	// A new size restarts the VM into it; the guest reports it.

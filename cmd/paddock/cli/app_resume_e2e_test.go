@@ -5,6 +5,7 @@ package cli
 import (
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,8 +17,10 @@ import (
 
 // checkStopResumes stops the running App, which saves its VM's state, and
 // starts it again, which resumes it: a container left running runs on,
-// and the home folder is mounted again for the next container.
-func checkStopResumes(t *testing.T, e *env) {
+// and the home folder is mounted again for the next container. Then the
+// daemon d stops, as a service restart or an upgrade stops it, which saves
+// the running VM too, and the next daemon resumes it.
+func checkStopResumes(t *testing.T, e *env, d *runningDaemon) {
 	t.Helper()
 	e.docker("", "--context", "paddock", "run", "-d", "--name", "keep", "busybox:offline", "sleep", "100000")
 	began := time.Now()
@@ -38,6 +41,22 @@ func checkStopResumes(t *testing.T, e *env) {
 	proj := filepath.Join(e.home, "proj")
 	if out := e.docker("", "--context", "paddock", "run", "--rm", "-v", proj+":/src", "busybox:offline", "cat", "/src/from-host.txt"); out != "written on the host\n" {
 		t.Fatalf("after the resume a container reads %q from the home folder", out)
+	}
+
+	began = time.Now()
+	if code := d.stop(t, syscall.SIGTERM); code != 0 {
+		t.Fatalf("the daemon exited %d on SIGTERM: %s", code, d.log)
+	}
+	t.Logf("daemon stop with the App's state saved: %v", time.Since(began).Round(time.Millisecond))
+	began = time.Now()
+	e.serve()
+	e.mustRun("start", "--timeout=10m")
+	t.Logf("next daemon's start to the App Settled, resumed: %v", time.Since(began).Round(time.Millisecond))
+	if c := vmRunning(e); c.Reason != resource.ReasonResumed {
+		t.Fatalf("after a daemon restart the VM's Running is %s: %s; want Resumed", c.Reason, c.Message)
+	}
+	if out := e.docker("", "--context", "paddock", "ps", "--filter", "name=keep", "--format", "{{.Status}}"); !strings.HasPrefix(out, "Up") {
+		t.Fatalf("the container left running is %q after the daemon's restart, want Up", out)
 	}
 	e.docker("", "--context", "paddock", "rm", "-f", "keep")
 }
