@@ -32,12 +32,7 @@ func checkStopResumes(t *testing.T, e *env, d *runningDaemon) {
 	began = time.Now()
 	e.mustRun("start", "--timeout=10m")
 	t.Logf("start that resumes, to Settled: %v", time.Since(began).Round(time.Millisecond))
-	if c := vmRunning(e); c.Reason != resource.ReasonResumed {
-		t.Fatalf("after start the VM's Running is %s: %s; want Resumed", c.Reason, c.Message)
-	}
-	if out := e.docker("", "--context", "paddock", "ps", "--filter", "name=keep", "--format", "{{.Status}}"); !strings.HasPrefix(out, "Up") {
-		t.Fatalf("the container left running is %q after the resume, want Up", out)
-	}
+	checkResumed(t, e, "the start")
 	proj := filepath.Join(e.home, "proj")
 	if out := e.docker("", "--context", "paddock", "run", "--rm", "-v", proj+":/src", "busybox:offline", "cat", "/src/from-host.txt"); out != "written on the host\n" {
 		t.Fatalf("after the resume a container reads %q from the home folder", out)
@@ -52,13 +47,20 @@ func checkStopResumes(t *testing.T, e *env, d *runningDaemon) {
 	e.serve()
 	e.mustRun("start", "--timeout=10m")
 	t.Logf("next daemon's start to the App Settled, resumed: %v", time.Since(began).Round(time.Millisecond))
+	checkResumed(t, e, "the daemon's restart")
+	e.docker("", "--context", "paddock", "rm", "-f", "keep")
+}
+
+// checkResumed fails t unless the App's VM resumed after what happened
+// and the container keep runs on.
+func checkResumed(t *testing.T, e *env, after string) {
+	t.Helper()
 	if c := vmRunning(e); c.Reason != resource.ReasonResumed {
-		t.Fatalf("after a daemon restart the VM's Running is %s: %s; want Resumed", c.Reason, c.Message)
+		t.Fatalf("after %s the VM's Running is %s: %s; want Resumed", after, c.Reason, c.Message)
 	}
 	if out := e.docker("", "--context", "paddock", "ps", "--filter", "name=keep", "--format", "{{.Status}}"); !strings.HasPrefix(out, "Up") {
-		t.Fatalf("the container left running is %q after the daemon's restart, want Up", out)
+		t.Fatalf("the container left running is %q after %s, want Up", out, after)
 	}
-	e.docker("", "--context", "paddock", "rm", "-f", "keep")
 }
 
 // checkStopWithAFolderInUse stops the App while a containerd task holds a
