@@ -16,6 +16,7 @@ import (
 	"paddock.dev/paddock/api"
 	"paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/resource"
+	"paddock.dev/paddock/core/store"
 	"paddock.dev/paddock/core/store/gormstore"
 	"paddock.dev/paddock/core/vm"
 	"paddock.dev/paddock/core/vm/vmtest"
@@ -36,14 +37,15 @@ func (answeringEngine) Ping(_ context.Context, engine string) (string, error) {
 	return engine + " answered", nil
 }
 
-// A start that failed is tried again by the next start, as a user who
-// fixed its cause expects, for the App and for a VM alike: the
-// controllers retry a failed start only on a change, and a start of what
-// already should run changes nothing. Before, the second 'paddock start'
-// answered the first one's failure at once.
-func TestStartAgainRetriesAFailedStart(t *testing.T) {
+// serveControllers runs the App and VM controllers, the VMs' on driver d,
+// over a new SQLite store until the test ends, and returns the store and
+// the API's handler over it.
+func serveControllers(t *testing.T, d interface {
+	vm.Driver
+	vm.Validator
+}) (store.Store, http.Handler) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	d := vmtest.NewFakeDriver()
 	st, err := gormstore.Open(ctx, gormstore.Config{Dialector: gormstore.SQLite(filepath.Join(t.TempDir(), "db")), Admit: vm.Admit(d)})
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +56,18 @@ func TestStartAgainRetriesAFailedStart(t *testing.T) {
 	wg.Go(func() { apps.Run(ctx) })
 	wg.Go(func() { vms.Run(ctx) })
 	t.Cleanup(func() { cancel(); wg.Wait(); st.Close() })
-	h := api.New(api.Config{Store: st}).Handler()
+	return st, api.New(api.Config{Store: st}).Handler()
+}
+
+// A start that failed is tried again by the next start, as a user who
+// fixed its cause expects, for the App and for a VM alike: the
+// controllers retry a failed start only on a change, and a start of what
+// already should run changes nothing. Before, the second 'paddock start'
+// answered the first one's failure at once.
+func TestStartAgainRetriesAFailedStart(t *testing.T) {
+	d := vmtest.NewFakeDriver()
+	st, h := serveControllers(t, d)
+	ctx := t.Context()
 
 	d.Fail(vmtest.Boot, resource.AppVMName, errors.New("the guest agent is missing"))
 	code, a, body := post(t, h, "/api/v1alpha1/app/start?wait=true&timeout=30s")

@@ -1,22 +1,15 @@
 package api_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 
-	"paddock.dev/paddock/api"
-	"paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/resource"
-	"paddock.dev/paddock/core/store/gormstore"
-	"paddock.dev/paddock/core/vm"
 	"paddock.dev/paddock/core/vm/vmtest"
 )
 
@@ -24,19 +17,9 @@ import (
 // cold=true), and the start waits until the engine answers. A stop of a suspended App leaves it
 // stopped.
 func TestStartWakesASuspendedApp(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
 	d := vmtest.NewSavingDriver()
-	st, err := gormstore.Open(ctx, gormstore.Config{Dialector: gormstore.SQLite(filepath.Join(t.TempDir(), "db")), Admit: vm.Admit(d)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	apps := app.New(st, app.Options{Template: plainTemplate{}, Engine: answeringEngine{}})
-	vms := vm.New(st, d, vm.Options{StopGrace: time.Second})
-	wg.Go(func() { apps.Run(ctx) })
-	wg.Go(func() { vms.Run(ctx) })
-	t.Cleanup(func() { cancel(); wg.Wait(); st.Close() })
-	h := api.New(api.Config{Store: st}).Handler()
+	st, h := serveControllers(t, d)
+	ctx := t.Context()
 
 	suspend := func() {
 		t.Helper()
