@@ -29,12 +29,27 @@ func (e *env) dockerCmd(bin string, args ...string) *exec.Cmd {
 // events) and returns its lines as they come, and what kills it.
 func lineStream(t *testing.T, cmd *exec.Cmd) (<-chan string, func()) {
 	t.Helper()
+	var errb bytes.Buffer
+	lines := startLines(t, cmd, &errb)
+	return lines, func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() && errb.Len() > 0 {
+			t.Logf("%v: %s", cmd.Args, errb.String())
+		}
+	}
+}
+
+// startLines starts cmd, its standard error written to stderr, and
+// returns the lines of its standard output as they come; the channel
+// closes when the output ends.
+func startLines(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer) <-chan string {
+	t.Helper()
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -46,13 +61,7 @@ func lineStream(t *testing.T, cmd *exec.Cmd) (<-chan string, func()) {
 			lines <- sc.Text()
 		}
 	}()
-	return lines, func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() && errb.Len() > 0 {
-			t.Logf("%v: %s", cmd.Args, errb.String())
-		}
-	}
+	return lines
 }
 
 // nextLine waits for a line with want in it.

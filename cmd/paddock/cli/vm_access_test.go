@@ -3,7 +3,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"os"
 	"os/exec"
@@ -46,24 +45,9 @@ func TestVMLogsAndShellGoThroughTheDaemon(t *testing.T) {
 	// is followed from its new beginning; an interrupt ends it with 0.
 	follow := exec.Command(e.binary(), "vm", "logs", "dev", "-f")
 	follow.Env = e.environ()
-	stdout, err := follow.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var stderr bytes.Buffer
-	follow.Stderr = &stderr
-	if err := follow.Start(); err != nil {
-		t.Fatal(err)
-	}
+	lines := startLines(t, follow, &stderr)
 	defer follow.Process.Kill()
-	lines := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
 	expect := func(want string) {
 		t.Helper()
 		select {
