@@ -71,7 +71,7 @@ func (s *Server) runAppAction(ctx context.Context, running bool, in *appActionIn
 	case running && obj.(*resource.App).Suspended():
 		// Woken: its VM resumes (boots, with cold); the start ends once
 		// its engine answers.
-		wake := fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, resource.AnnotationSuspended)
+		wake := resource.UnsuspendPatch
 		if obj.(*resource.App).Spec.Cold != in.Cold {
 			wake = fmt.Sprintf(`{"metadata":{"annotations":{%q:null}},"spec":{"cold":%t}}`, resource.AnnotationSuspended, in.Cold)
 		}

@@ -20,7 +20,7 @@ func (t *Tray) setRunning(running bool) error {
 		// Woken, as 'paddock start' wakes it: its spec, and so its
 		// generation, does not change; its status line follows the
 		// resume.
-		_, err := t.opts.Client.PatchApp(t.ctx, fmt.Appendf(nil, `{"metadata":{"annotations":{%q:null}}}`, resource.AnnotationSuspended))
+		_, err := t.opts.Client.PatchApp(t.ctx, []byte(resource.UnsuspendPatch))
 		return err
 	}
 	app, err := t.opts.Client.PatchApp(t.ctx, fmt.Appendf(nil, `{"spec":{"running":%t}}`, running))

@@ -141,7 +141,7 @@ func (c *Controller) dropStaleSuspension(ctx context.Context, app *resource.App)
 }
 
 // unsuspend is the merge patch that ends a suspension.
-var unsuspend = fmt.Appendf(nil, `{"metadata":{"annotations":{%q:null}}}`, resource.AnnotationSuspended)
+var unsuspend = []byte(resource.UnsuspendPatch)
 
 // ErrNotToRun is Wake's error when there is no App, or it is stopped:
 // nothing is to wake.

@@ -64,6 +64,10 @@ const (
 // wake does.
 const AnnotationSuspended = Group + "/suspended"
 
+// UnsuspendPatch is the JSON merge patch that removes AnnotationSuspended
+// from the App: it ends a suspension, which wakes the App.
+const UnsuspendPatch = `{"metadata":{"annotations":{"` + AnnotationSuspended + `":null}}}`
+
 // MinSuspendWhenIdle is the shortest spec.suspendWhenIdle.
 const MinSuspendWhenIdle = 10 * time.Second
 
