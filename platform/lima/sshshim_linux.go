@@ -24,10 +24,12 @@ const (
 	// bannerWait bounds how long the shim waits for the guest's SSH server
 	// before it runs ssh anyway, which then fails as it would have.
 	bannerWait = time.Minute
-	// bannerPoll is how often the shim tries again to read the banner.
+	// bannerPoll is the pause before the shim dials again after an attempt
+	// that ended without a banner.
 	bannerPoll = 200 * time.Millisecond
-	// bannerRead bounds one attempt to read the banner.
-	bannerRead = 3 * time.Second
+	// redial is how often the shim dials again while its attempts wait
+	// and the guest has not answered any of them yet.
+	redial = time.Second
 )
 
 // IsSSHShimName reports whether argv0 is the name under which the paddock
@@ -129,55 +131,97 @@ func masterUp(path string) bool {
 }
 
 // waitForBanner reports, once addr answers with an SSH banner, true, and
-// false when ctx ends first. It dials again every bannerPoll without
-// waiting for the attempts still open: through QEMU's user network a
-// connection made before the guest's network was up waits out TCP's
-// back-off (1 s, 2 s, ...) before the guest sees it, where a fresh one
-// reaches a just-started sshd at once. Each attempt gives up after
-// bannerRead.
+// false when ctx ends first.
+//
+// Through QEMU's user network the host's connection is accepted at once
+// and what it meets depends on the guest. Before the guest's network is
+// up, QEMU sends the connection's SYN again and again with TCP's back-off,
+// whatever the host does with its end: every attempt made then reaches
+// the guest at last, and once sshd listens each costs it a process (under
+// emulation, 25 attempts in flight kept a booting App's first login
+// waiting 25 s, and sshd's MaxStartups turned Lima's own ssh away). So the
+// shim keeps every attempt open until it reads a banner or is closed, and
+// while the guest has answered none it dials again only every redial, for
+// an attempt that waits out the back-off. Once one was closed before a
+// banner (the guest's network is up; no sshd listens yet), a connection
+// reaches the guest at once, and the shim keeps one such attempt open at
+// a time, the next bannerPoll after the last was closed.
 func waitForBanner(ctx context.Context, addr string) bool {
 	var attempts sync.WaitGroup
 	defer attempts.Wait()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // before the Wait: it ends the attempts still open
-	found := make(chan struct{}, 1)
+	results := make(chan bannerOutcome)
+	open := 0 // attempts not ended
+	dial := func() {
+		open++
+		attempts.Go(func() {
+			got := readBanner(ctx, addr)
+			select {
+			case results <- got:
+			case <-ctx.Done():
+			}
+		})
+	}
+	answered := false // an attempt was closed before a banner
+	last := time.Now()
+	dial()
 	tick := time.NewTicker(bannerPoll)
 	defer tick.Stop()
 	for {
-		attempts.Go(func() {
-			if answersSSH(ctx, addr) {
-				select {
-				case found <- struct{}{}:
-				default:
-				}
-			}
-		})
 		select {
-		case <-found:
-			return true
+		case got := <-results:
+			open--
+			if got == gotBanner {
+				return true
+			}
+			answered = answered || got == closedEarly
+		case now := <-tick.C:
+			if open == 0 || !answered && now.Sub(last) >= redial {
+				dial()
+				last = now
+			}
 		case <-ctx.Done():
 			return false
-		case <-tick.C:
 		}
 	}
 }
 
-// answersSSH reports whether a connection to addr reads an SSH banner
-// within bannerRead.
-func answersSSH(ctx context.Context, addr string) bool {
-	ctx, cancel := context.WithTimeout(ctx, bannerRead)
-	defer cancel()
+// bannerOutcome is what one attempt to read the banner met.
+type bannerOutcome int
+
+const (
+	// noAnswer: the dial failed (QEMU not listening yet), ctx ended, or
+	// the attempt read something other than a banner (sshd's "Exceeded
+	// MaxStartups").
+	noAnswer bannerOutcome = iota
+	// closedEarly: the connection was closed or reset before any byte
+	// came, as through QEMU's user network while no sshd listens.
+	closedEarly
+	// gotBanner: the connection read "SSH-".
+	gotBanner
+)
+
+// readBanner dials addr and reads the first bytes an SSH server sends,
+// until ctx ends.
+func readBanner(ctx context.Context, addr string) bannerOutcome {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return false
+		return noAnswer
 	}
 	defer c.Close()
 	stop := context.AfterFunc(ctx, func() { c.SetReadDeadline(time.Now()) })
 	defer stop()
 	banner := make([]byte, 4)
-	_, err = io.ReadFull(c, banner)
-	return err == nil && string(banner) == "SSH-"
+	n, err := io.ReadFull(c, banner)
+	switch {
+	case err == nil && string(banner) == "SSH-":
+		return gotBanner
+	case n == 0 && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)):
+		return closedEarly
+	}
+	return noAnswer
 }
 
 // sshShimEnv returns the host agent's environment entries that put the ssh

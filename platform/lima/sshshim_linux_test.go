@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A PATH that already leads with the shim's directory (a daemon started
@@ -57,14 +58,10 @@ func TestExecSSHRefusesToRunItself(t *testing.T) {
 
 // A connection that hangs, as one made through QEMU's user network before
 // the guest's network was up does while TCP backs off, does not hold the
-// wait: a later attempt reads the banner of the sshd that came up, well
-// before the hanging one would give up (bannerRead).
+// wait: a later attempt, made within redial, reads the banner of the sshd
+// that came up.
 func TestWaitForBannerIsNotHeldByAHangingAttempt(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := listen(t)
 	go func() {
 		for n := 0; ; n++ {
 			c, err := l.Accept()
@@ -79,9 +76,89 @@ func TestWaitForBannerIsNotHeldByAHangingAttempt(t *testing.T) {
 			c.Close()
 		}
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), bannerRead/2)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*redial)
 	defer cancel()
 	if !waitForBanner(ctx, l.Addr().String()) {
-		t.Fatalf("no banner within %v: the hanging first attempt held the wait", bannerRead/2)
+		t.Fatalf("no banner within %v: the hanging first attempt held the wait", 2*redial)
 	}
+}
+
+// While no attempt has been answered (the guest's network is not up), the
+// shim dials only once per redial, and keeps its attempts open: each would
+// reach the guest at last, and the first to be answered brings the banner.
+func TestWaitForBannerDialsOncePerRedialUntilTheGuestAnswers(t *testing.T) {
+	l := listen(t)
+	silent := 5 * redial / 2
+	accepted := make(chan net.Conn, 100)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c
+		}
+	}()
+	go func() {
+		time.Sleep(silent)
+		first := <-accepted // the first attempt's SYN lands at last
+		first.Write([]byte("SSH-2.0-OpenSSH_9.2\r\n"))
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*silent)
+	defer cancel()
+	if !waitForBanner(ctx, l.Addr().String()) {
+		t.Fatalf("no banner from the first attempt, answered after %v", silent)
+	}
+	if n := len(accepted) + 1; n > 4 {
+		t.Errorf("%d attempts in %v of silence, want one per %v", n, silent, redial)
+	}
+}
+
+// Once the guest has answered (its network closed a connection: no sshd
+// listened yet), the shim keeps one connection open at a time: an sshd
+// that came up but is slow to send its banner, as under emulation while
+// the guest boots, gets no further connections, each of which would cost
+// it another process, and the one it took reads the banner.
+func TestWaitForBannerLeavesASlowSSHDOneConnection(t *testing.T) {
+	l := listen(t)
+	const refused = 3 // connections closed at once, as before sshd listens
+	slow := 2 * redial
+	taken := make(chan int, 100) // connections accepted once "sshd" listened
+	go func() {
+		for n := 0; ; n++ {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			if n < refused {
+				c.Close()
+				continue
+			}
+			taken <- n
+			go func() {
+				defer c.Close()
+				time.Sleep(slow)
+				c.Write([]byte("SSH-2.0-OpenSSH_9.2\r\n"))
+			}()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*slow)
+	defer cancel()
+	if !waitForBanner(ctx, l.Addr().String()) {
+		t.Fatalf("no banner from an sshd that answers after %v", slow)
+	}
+	if n := len(taken); n != 1 {
+		t.Errorf("the slow sshd got %d connections while it prepared its banner, want 1", n)
+	}
+}
+
+// listen returns a TCP listener on the loopback, closed with the test.
+func listen(t *testing.T) net.Listener {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
 }
