@@ -22,6 +22,12 @@ const panicMarker = "Kernel panic - not syncing"
 // minutes. lima-init says why it failed just before.
 const initFailedMarker = "lima-init: failed (exit "
 
+// initDoneMarker is the line the guest image's lima-init prints on the
+// console when it has applied the cidata: the user, the network, the host
+// folders. The image's sshd starts after it, so no SSH connection made
+// before it can reach an sshd (see the ssh shim's waitForInit).
+const initDoneMarker = "lima-init: done"
+
 // Why a boot is known to have failed, as a StartError's reason.
 const (
 	reasonPanicked   = "the guest's kernel panicked"
@@ -39,12 +45,14 @@ const panicContext = 3
 var linePrefix = regexp.MustCompile(`^(\[\s*\d+\.\d+\]\s*)?([\w@.-]+\[\d+\]:\s*)?`)
 
 // consoleWatch follows a guest's serial console log, which QEMU writes
-// afresh at each boot, for a kernel panic or a failed lima-init. Until QEMU has started, the log
-// is the previous boot's: a log last written before notBefore (when this
-// boot's host agent started) is not read.
+// afresh at each boot, for a kernel panic or a failed lima-init, and for
+// lima-init's end. Until QEMU has started, the log is the previous boot's:
+// a log last written before notBefore (when this boot's host agent
+// started) is not read.
 type consoleWatch struct {
 	path      string
 	notBefore time.Time
+	initDone  bool // the log showed initDoneMarker
 	offset    int64
 	last      []string // the last complete lines read, at most panicContext
 	rest      []byte   // a line not yet complete
@@ -64,7 +72,7 @@ func (w *consoleWatch) check() (lines []string, failed string) {
 	}
 	if st.Size() < w.offset {
 		// A new boot's log: start over.
-		w.offset, w.last, w.rest = 0, nil, nil
+		w.offset, w.last, w.rest, w.initDone = 0, nil, nil, false
 	}
 	if _, err := f.Seek(w.offset, io.SeekStart); err != nil {
 		return nil, ""
@@ -90,6 +98,7 @@ func (w *consoleWatch) check() (lines []string, failed string) {
 		if i := strings.Index(line, initFailedMarker); i >= 0 {
 			return append(w.last, line[i:]), reasonInitFailed
 		}
+		w.initDone = w.initDone || line == initDoneMarker
 		w.last = append(w.last, line)
 		if len(w.last) > panicContext {
 			w.last = w.last[1:]

@@ -14,11 +14,22 @@ import (
 	"syscall"
 	"time"
 
+	limastore "github.com/lima-vm/lima/pkg/store"
+	"github.com/lima-vm/lima/pkg/store/filenames"
 	"golang.org/x/sys/unix"
 )
 
 // EnvRealSSH names the real ssh program for the ssh shim.
 const EnvRealSSH = "PADDOCK_REAL_SSH"
+
+// EnvSSHConsole names the serial console log of a guest that boots the
+// guest image (a cold boot, not a resume): the shim dials the guest's SSH
+// only once lima-init says there that it is done (waitForInit).
+const EnvSSHConsole = "PADDOCK_SSH_CONSOLE"
+
+// consolePoll is how often the shim reads the console log for lima-init's
+// end.
+const consolePoll = 100 * time.Millisecond
 
 const (
 	// bannerWait bounds how long the shim waits for the guest's SSH server
@@ -69,6 +80,9 @@ func ExecSSH(args []string) error {
 	}
 	if port, master, ok := sshTarget(args); ok && !masterUp(master) {
 		ctx, cancel := context.WithTimeout(context.Background(), bannerWait)
+		if console := os.Getenv(EnvSSHConsole); console != "" {
+			waitForInit(ctx, console, time.Now())
+		}
 		waitForBanner(ctx, net.JoinHostPort("127.0.0.1", port))
 		cancel()
 	}
@@ -128,6 +142,31 @@ func masterUp(path string) bool {
 	}
 	c.Close()
 	return true
+}
+
+// waitForInit returns once the console log at path shows that the guest
+// image's lima-init is done, or failed, or when ctx ends. Every connection
+// made before the guest's network is up reaches the guest at last (see
+// waitForBanner), and under emulation the 7-10 that a boot of the image
+// made cost its sshd as many processes, 0.2-0.4 s of the guest's CPU each,
+// while the boot needs it; lima-init sets the network up, and the image's
+// sshd starts after it, so the shim waits for its word instead. The log
+// written before start, when QEMU had not made it anew yet, is the
+// previous boot's and is not read.
+func waitForInit(ctx context.Context, path string, start time.Time) {
+	w := &consoleWatch{path: path, notBefore: start}
+	tick := time.NewTicker(consolePoll)
+	defer tick.Stop()
+	for {
+		if _, failed := w.check(); failed != "" || w.initDone {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // waitForBanner reports, once addr answers with an SSH banner, true, and
@@ -237,6 +276,33 @@ func (d *Driver) sshShimEnv() ([]string, error) {
 		return nil, err
 	}
 	return []string{"PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH"), EnvRealSSH + "=" + real}, nil
+}
+
+// sshShimConsoleEnv returns the host agent's environment entry that makes
+// the shim wait for lima-init's end on the console (EnvSSHConsole) before
+// it dials: for a cold boot of the guest image, whose kernel command line
+// names its root file system by the label build.sh gives it. A resumed
+// guest runs no lima-init, and other images have none.
+func sshShimConsoleEnv(inst *limastore.Instance, resumed bool) []string {
+	if resumed || !bootsGuestImage(inst) {
+		return nil
+	}
+	return []string{EnvSSHConsole + "=" + filepath.Join(inst.Dir, filenames.SerialLog)}
+}
+
+// guestImageRoot is on the kernel command line of the guest image's
+// template: platform/linux/guestimage/build.sh names its root file system
+// so, and no other image boots a kernel of its own with it.
+const guestImageRoot = "root=LABEL=lima-root"
+
+// bootsGuestImage reports whether inst boots the guest image.
+func bootsGuestImage(inst *limastore.Instance) bool {
+	for _, img := range inst.Config.Images {
+		if img.Kernel != nil && strings.Contains(img.Kernel.Cmdline, guestImageRoot) {
+			return true
+		}
+	}
+	return false
 }
 
 // lookPathOutside finds file in PATH as exec.LookPath does, but never in

@@ -6,9 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lima-vm/lima/pkg/limayaml"
+	limastore "github.com/lima-vm/lima/pkg/store"
+	"github.com/lima-vm/lima/pkg/store/filenames"
 )
 
 // A PATH that already leads with the shim's directory (a daemon started
@@ -161,4 +166,76 @@ func listen(t *testing.T) net.Listener {
 	}
 	t.Cleanup(func() { l.Close() })
 	return l
+}
+
+// The shim dials a cold boot of the guest image only once lima-init says
+// on the console that it is done: the previous boot's log, which says so
+// too, does not end the wait; this boot's does, as soon as it is written.
+func TestWaitForInitWaitsForThisBootsLimaInit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), filenames.SerialLog)
+	done := "[   11.904016] lima-init[168]: lima-init: done\n"
+	if err := os.WriteFile(path, []byte(done), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	returned := make(chan struct{})
+	go func() {
+		waitForInit(ctx, path, time.Now())
+		close(returned)
+	}()
+	select {
+	case <-returned:
+		t.Fatal("the wait ended on the previous boot's log")
+	case <-time.After(5 * consolePoll):
+	}
+	// QEMU writes the log afresh; lima-init's line comes later.
+	if err := os.WriteFile(path, []byte("[    3.27] systemd[1]: Inserted module 'autofs4'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-returned:
+		t.Fatal("the wait ended before lima-init was done")
+	case <-time.After(5 * consolePoll):
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(done)
+	f.Close()
+	select {
+	case <-returned:
+	case <-time.After(10 * consolePoll):
+		t.Fatal("the wait did not end once lima-init was done")
+	}
+}
+
+// Only a cold boot of the guest image waits for lima-init: a resumed guest
+// runs none, and another image has none.
+func TestSSHShimConsoleEnvOnlyForAColdBootOfTheGuestImage(t *testing.T) {
+	image := func(cmdline string) *limastore.Instance {
+		img := limayaml.Image{File: limayaml.File{Location: "debian.qcow2"}}
+		if cmdline != "" {
+			img.Kernel = &limayaml.Kernel{File: limayaml.File{Location: "vmlinuz"}, Cmdline: cmdline}
+		}
+		return &limastore.Instance{Dir: "/lima/app", Config: &limayaml.LimaYAML{Images: []limayaml.Image{img}}}
+	}
+	guest := image("root=LABEL=lima-root rw console=ttyS0 quiet systemd.wants=docker.service")
+	want := []string{EnvSSHConsole + "=/lima/app/" + filenames.SerialLog}
+	if got := sshShimConsoleEnv(guest, false); !slices.Equal(got, want) {
+		t.Errorf("cold boot of the guest image: %q, want %q", got, want)
+	}
+	if got := sshShimConsoleEnv(guest, true); got != nil {
+		t.Errorf("resume of the guest image: %q, want nothing", got)
+	}
+	for _, other := range []*limastore.Instance{image(""), image("root=/dev/vda1 console=ttyS0")} {
+		if got := sshShimConsoleEnv(other, false); got != nil {
+			t.Errorf("another image: %q, want nothing", got)
+		}
+	}
 }
