@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"paddock.dev/paddock/core/controller"
 	"paddock.dev/paddock/core/resource"
 	"paddock.dev/paddock/core/store"
 )
@@ -37,8 +38,9 @@ type Containers interface {
 }
 
 // idleClock is when the running App was last seen busy, by its UID: the
-// start of the idle time that spec.suspendWhenIdle bounds. It lives in
-// memory: a daemon that starts counts from its start.
+// start of the idle time that spec.suspendWhenIdle bounds. The App's
+// status.idleSince keeps it while the App is idle, and a daemon that
+// starts takes it from there (seed); otherwise it counts from its start.
 type idleClock struct {
 	mu    sync.Mutex
 	uid   string
@@ -54,6 +56,16 @@ func (c *idleClock) busySince(uid string, now time.Time) time.Time {
 		c.uid, c.since = uid, now
 	}
 	return c.since
+}
+
+// seed starts following the App uid from since, unless it is followed
+// already or since is unset.
+func (c *idleClock) seed(uid string, since *metav1.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.uid != uid && since != nil {
+		c.uid, c.since = uid, since.Time
+	}
 }
 
 // busy records that the App uid was busy at t.
@@ -93,6 +105,7 @@ func (c *Controller) suspends(app *resource.App) bool {
 // suspended the App: the write wakes the controller).
 func (c *Controller) checkIdle(ctx context.Context, app *resource.App) (time.Duration, error) {
 	limit, uid, now := app.Spec.IdleTimeout(), app.Metadata.UID, c.now()
+	c.idle.seed(uid, app.Status.IdleSince)
 	clients := c.opts.Clients()
 	if clients.Connections > 0 {
 		c.idle.busy(uid, now)
@@ -105,7 +118,7 @@ func (c *Controller) checkIdle(ctx context.Context, app *resource.App) (time.Dur
 		recheck = idleRecheck
 	}
 	if clients.Connections > 0 {
-		return min(limit, recheck), nil
+		return min(limit, recheck), c.writeIdleSince(ctx, app, time.Time{})
 	}
 	// Asked on every look, not only at the end: a container that ran for
 	// a while in between counts.
@@ -118,7 +131,10 @@ func (c *Controller) checkIdle(ctx context.Context, app *resource.App) (time.Dur
 			c.log.Debug("cannot tell whether containers run; the App is not suspended", "err", err)
 		}
 		c.idle.busy(uid, now)
-		return min(limit, recheck), nil
+		return min(limit, recheck), c.writeIdleSince(ctx, app, time.Time{})
+	}
+	if err := c.writeIdleSince(ctx, app, since); err != nil {
+		return 0, err
 	}
 	if idle := now.Sub(since); idle < limit {
 		return min(limit-idle, recheck), nil
@@ -128,6 +144,33 @@ func (c *Controller) checkIdle(ctx context.Context, app *resource.App) (time.Dur
 	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, resource.AnnotationSuspended, strconv.FormatInt(app.Metadata.Generation, 10))
 	_, err = c.store.Patch(ctx, resource.KeyOf(app), patch)
 	return 0, err
+}
+
+// writeIdleSince sets the App's status.idleSince to since, or unsets it for
+// a zero since, when that changes it (at the second, as it is stored).
+func (c *Controller) writeIdleSince(ctx context.Context, app *resource.App, since time.Time) error {
+	var want *metav1.Time
+	if !since.IsZero() {
+		want = &metav1.Time{Time: since.Truncate(time.Second)}
+	}
+	_, err := controller.UpdateStatus(ctx, c.store, resource.KeyOf(app), func(a *resource.App) (bool, error) {
+		if a.Metadata.UID != app.Metadata.UID {
+			return false, errStale
+		}
+		if sameIdleSince(a.Status.IdleSince, want) {
+			return false, nil
+		}
+		a.Status.IdleSince = want
+		return true, nil
+	})
+	return err
+}
+
+func sameIdleSince(a, b *metav1.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Time.Truncate(time.Second).Equal(b.Time.Truncate(time.Second))
 }
 
 // dropStaleSuspension removes an AnnotationSuspended that no longer holds

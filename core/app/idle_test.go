@@ -318,6 +318,36 @@ func TestASuspendedAppStaysSuspendedAcrossADaemonRestart(t *testing.T) {
 	}
 }
 
+// The App's idle time goes on across a restart of the daemon: the new
+// daemon counts from when the App was last busy, which the status keeps,
+// not from its own start. Once suspended, the App's idle time is over: a
+// wake counts anew.
+func TestAnAppsIdleTimeGoesOnAcrossADaemonRestart(t *testing.T) {
+	e := startIdle(t)
+	began := e.clock.Now()
+	e.runningApp()
+	e.clock.advance(6 * time.Second)
+	a := e.waitApp("status.idleSince", func(a *resource.App) bool { return a.Status.IdleSince != nil })
+	if since := a.Status.IdleSince.Time; !since.Equal(began) {
+		t.Fatalf("idleSince %v: the App was idle from its start, %v", since, began)
+	}
+
+	e.restartDaemon()
+	e.staysRunning("idle for 6s of 10s, across a restart")
+	e.clock.advance(5 * time.Second)
+	a = e.suspended()
+	if a.Status.IdleSince != nil {
+		t.Fatalf("a suspended App keeps idleSince %v", a.Status.IdleSince)
+	}
+
+	ctx, cancel := context.WithTimeout(e.ctx, 15*time.Second)
+	defer cancel()
+	if err := e.apps.Wake(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.staysRunning("woken, its idle time counted anew")
+}
+
 // A stop of a suspended App leaves it stopped, its state saved, and ends
 // the suspension; the next start resumes it.
 func TestStopAndStartOfASuspendedApp(t *testing.T) {

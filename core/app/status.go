@@ -200,7 +200,12 @@ func (c *Controller) writeStatus(ctx context.Context, app *resource.App, vm *res
 		}
 		set(conds, gen, resource.AppContainerEngineReady, engine.ready, engineReason(app, vm, engine), engineMessage(app, vm, engine))
 		set(conds, gen, resource.AppSettled, ok, reason, msg)
-		return !reflect.DeepEqual(before, a.Status.Conditions), nil
+		idleSince := a.Status.IdleSince
+		if !app.Spec.Running || app.Suspended() {
+			// Its idle time ended with it: a start or a wake counts anew.
+			a.Status.IdleSince = nil
+		}
+		return !reflect.DeepEqual(before, a.Status.Conditions) || idleSince != a.Status.IdleSince, nil
 	})
 	return ok && reason == resource.ReasonRunning, err
 }

@@ -174,6 +174,11 @@ func (e *ContainerEngine) UnmarshalJSON(raw []byte) error {
 // AppStatus is what the App's controller reports.
 type AppStatus struct {
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// IdleSince is when the running App that suspends when idle was last
+	// busy, as the look that found it idle saw it; a daemon that starts
+	// goes on counting its idle time from here. Unset while it is busy,
+	// stopped or suspended.
+	IdleSince *metav1.Time `json:"idleSince,omitempty" doc:"When the running App, which suspends when idle (spec.suspendWhenIdle), last had a Docker client or a running container, once it is seen idle: its idle time counts from here, across a restart of the daemon. Unset while it is busy, stopped or suspended."`
 }
 
 func (a *App) GetTypeMeta() *TypeMeta { return &a.TypeMeta }
