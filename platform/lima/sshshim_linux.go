@@ -53,12 +53,14 @@ func IsSSHShimName(argv0 string) bool {
 // PATH. Lima v1.2.2's host agent checks that the guest's SSH server
 // answers every 10 seconds, and when the guest boots in between, the next
 // check is up to 10 seconds away (more, with TCP's back-off while the
-// guest's network is not up yet). When ssh is asked to connect to a port and no SSH control master
-// serves the connection yet, the shim first waits until the port answers
-// with an SSH banner (for at most bannerWait), so that Lima's check passes
-// as soon as the guest's SSH server is up. Then it replaces itself with the
-// real ssh ($PADDOCK_REAL_SSH) with the same arguments. Control commands
-// (-O) and anything without a port pass straight through.
+// guest's network is not up yet). When ssh is asked to connect to a port
+// and no SSH control master serves the connection yet, the shim first
+// waits, on a cold boot of the guest image, for lima-init's end on the
+// console (waitForInit), and then until the port answers with an SSH
+// banner (waitForBanner), for at most bannerWait in all, so that Lima's
+// check passes as soon as the guest's SSH server is up. Then it replaces
+// itself with the real ssh ($PADDOCK_REAL_SSH) with the same arguments.
+// Control commands (-O) and anything without a port pass straight through.
 func ExecSSH(args []string) error {
 	real := os.Getenv(EnvRealSSH)
 	if real == "" {
