@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"math"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -37,6 +38,7 @@ func saveAndResume(t *testing.T, e *e2e, name, shared string) {
 
 	e.ssh(t, name, "sudo systemd-run --unit=sleeper sleep 100000")
 	pid := e.ssh(t, name, "systemctl show -P MainPID sleeper")
+	agent := e.ssh(t, name, "systemctl show -P MainPID lima-guestagent")
 	if err := os.WriteFile(filepath.Join(shared, "from-host"), []byte("hello"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -62,6 +64,12 @@ func saveAndResume(t *testing.T, e *e2e, name, shared string) {
 	if got := e.ssh(t, name, "systemctl show -P MainPID sleeper"); got != pid {
 		t.Errorf("the process started before the save is %q after the resume, want pid %s running on", got, pid)
 	}
+	// The guest agent serves the new host agent as it is, without a
+	// restart that would keep it away while the host agent connects.
+	if got := e.ssh(t, name, "systemctl show -P MainPID lima-guestagent"); got != agent {
+		t.Errorf("the guest agent is pid %q after the resume, want pid %s serving on", got, agent)
+	}
+	forwardsNewPort(t, e, name)
 	if got := e.ssh(t, name, "cat "+shared+"/from-host"); got != "hello" {
 		t.Errorf("the shared folder's file reads %q after the resume, want hello", got)
 	}
@@ -73,6 +81,33 @@ func saveAndResume(t *testing.T, e *e2e, name, shared string) {
 		t.Errorf("the guest's clock is %.1f s off the host's after the resume", skew)
 	}
 	e.ssh(t, name, "sudo systemctl stop sleeper")
+}
+
+// forwardsNewPort opens a port in the guest and waits until the host
+// reaches it through the forward Lima's host agent makes when the guest
+// agent reports the port.
+func forwardsNewPort(t *testing.T, e *e2e, name string) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	e.ssh(t, name, "sudo systemd-run --unit=web busybox httpd -f -h /tmp -p 127.0.0.1:"+port)
+	defer e.ssh(t, name, "sudo systemctl stop web")
+	deadline := time.Now().Add(time.Minute)
+	for {
+		c, err := net.DialTimeout("tcp", "127.0.0.1:"+port, time.Second)
+		if err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a port the guest opened after the resume (%s) did not reach the host within a minute: %v", port, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // resumeThatFailsBoots saves the running machine name, replaces its state
