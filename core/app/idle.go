@@ -157,20 +157,13 @@ func (c *Controller) writeIdleSince(ctx context.Context, app *resource.App, sinc
 		if a.Metadata.UID != app.Metadata.UID {
 			return false, errStale
 		}
-		if sameIdleSince(a.Status.IdleSince, want) {
+		if a.Status.IdleSince.Equal(want) {
 			return false, nil
 		}
 		a.Status.IdleSince = want
 		return true, nil
 	})
 	return err
-}
-
-func sameIdleSince(a, b *metav1.Time) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a.Time.Truncate(time.Second).Equal(b.Time.Truncate(time.Second))
 }
 
 // dropStaleSuspension removes an AnnotationSuspended that no longer holds
