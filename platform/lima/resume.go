@@ -38,11 +38,18 @@ func (d *Driver) WaitRunning(ctx context.Context, name string) error {
 	defer cancel()
 	after := make(chan error, 1)
 	go func() {
+		began := time.Now()
 		if err := continueWhenLoaded(resumed, filepath.Join(inst.Dir, filenames.QMPSock)); err != nil {
 			after <- fmt.Errorf("let the resumed guest run: %w", err)
 			return
 		}
+		d.Logger.Debug("the saved state is loaded; the guest runs", "instance", name, "took", time.Since(began))
+		if err := os.WriteFile(filepath.Join(inst.Dir, guestRunsFile), nil, 0o644); err != nil {
+			after <- err
+			return
+		}
 		after <- d.afterResume(resumed, inst)
+		d.Logger.Debug("the resumed guest has the host's time and its folders", "instance", name, "took", time.Since(began))
 	}()
 	err = d.waitRunning(ctx, name)
 	if err == nil {
@@ -68,20 +75,51 @@ func (d *Driver) WaitRunning(ctx context.Context, name string) error {
 
 // afterResume brings a guest that resumed up to date: its clock, which
 // stood still while it was saved, and its host folders, which the save
-// unmounted. Its guest agent runs on as it was and serves the new host
+// unmounted. It speaks through the host agent's ssh master once that is up
+// (at most masterWait after the guest runs): a login of its own, beside
+// the master's, doubled what sshd does as the guest resumes, and delayed
+// Lima's checks. Its guest agent runs on as it was and serves the new host
 // agent: restarted here, it was away for the 3 s its start takes under
 // emulation, and a host agent that connected then waited 10 s to try
 // again.
 func (d *Driver) afterResume(ctx context.Context, inst Instance) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
+	master, stop := context.WithTimeout(ctx, masterWait)
+	waitForFile(master, filepath.Join(inst.Dir, filenames.SSHSock))
+	stop()
 	if err := d.guestRunAtHostTime(ctx, inst, afterResumeScript); err != nil {
 		return fmt.Errorf("after resuming: %w", err)
 	}
-	if err := os.Remove(filepath.Join(inst.Dir, resumeStateFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+	for _, f := range []string{resumeStateFile, guestRunsFile} {
+		if err := os.Remove(filepath.Join(inst.Dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
 	}
 	return nil
+}
+
+// masterWait bounds how long afterResume waits for the host agent's ssh
+// master before it logs in on its own.
+const masterWait = 20 * time.Second
+
+// filePoll is how often waitForFile looks.
+const filePoll = 100 * time.Millisecond
+
+// waitForFile returns once path exists, or when ctx ends.
+func waitForFile(ctx context.Context, path string) {
+	tick := time.NewTicker(filePoll)
+	defer tick.Stop()
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // afterResumeScript runs as root in a guest that resumed, once its clock

@@ -36,6 +36,9 @@ const (
 	coldReasonFile  = "paddock-cold-reason"
 	savedStateTemp  = savedStateFile + ".tmp"
 	resumeStateFile = "paddock-resuming.state"
+	// guestRunsFile is made once QEMU loaded the state and the guest
+	// runs, for the ssh shim (EnvSSHResumed); a start removes it first.
+	guestRunsFile = "paddock-guest-runs"
 )
 
 // savedFit is what a saved state fits: the QEMU that saved it, the
@@ -245,6 +248,9 @@ func readBoot(dir string) (BootRecord, error) {
 // records it (bootFile); a machine that boots loses its saved state.
 func (d *Driver) takeStart(ctx context.Context, inst *limastore.Instance, accel string) (BootRecord, error) {
 	var rec BootRecord
+	if err := os.Remove(filepath.Join(inst.Dir, guestRunsFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return rec, err
+	}
 	if t := *inst.Config.VMType; t != limayaml.QEMU {
 		rec.Reason = fmt.Sprintf("Lima's %s driver boots its VMs every time", t)
 		if err := discardSavedState(inst.Dir); err != nil {

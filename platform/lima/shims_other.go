@@ -8,5 +8,5 @@ import limastore "github.com/lima-vm/lima/pkg/store"
 // check is Linux-only (it replaces itself with ssh through exec).
 func (d *Driver) sshShimEnv() ([]string, error) { return nil, nil }
 
-// sshShimConsoleEnv adds nothing off Linux, where no shim runs.
-func sshShimConsoleEnv(*limastore.Instance, bool) []string { return nil }
+// sshShimWaitEnv adds nothing off Linux, where no shim runs.
+func sshShimWaitEnv(*limastore.Instance, bool) []string { return nil }

@@ -27,6 +27,14 @@ const EnvRealSSH = "PADDOCK_REAL_SSH"
 // only once lima-init says there that it is done (waitForInit).
 const EnvSSHConsole = "PADDOCK_SSH_CONSOLE"
 
+// EnvSSHResumed names the file that the driver makes once a resumed guest
+// runs (guestRunsFile): the shim dials the guest's SSH only then
+// (waitForFile). Dialled while QEMU still loads the state, a connection
+// reaches the guest only when QEMU's user network sends its SYN again,
+// seconds later, and every such connection costs the guest's sshd a
+// process as it resumes.
+const EnvSSHResumed = "PADDOCK_SSH_RESUMED"
+
 // consolePoll is how often the shim reads the console log for lima-init's
 // end.
 const consolePoll = 100 * time.Millisecond
@@ -60,6 +68,7 @@ func IsSSHShimName(argv0 string) bool {
 // banner (waitForBanner), for at most bannerWait in all, so that Lima's
 // check passes as soon as the guest's SSH server is up. Then it replaces
 // itself with the real ssh ($PADDOCK_REAL_SSH) with the same arguments.
+// On a resume it waits first for the guest to run (EnvSSHResumed).
 // Control commands (-O) and anything without a port pass straight through.
 func ExecSSH(args []string) error {
 	real := os.Getenv(EnvRealSSH)
@@ -84,6 +93,9 @@ func ExecSSH(args []string) error {
 		ctx, cancel := context.WithTimeout(context.Background(), bannerWait)
 		if console := os.Getenv(EnvSSHConsole); console != "" {
 			waitForInit(ctx, console, time.Now())
+		}
+		if runs := os.Getenv(EnvSSHResumed); runs != "" {
+			waitForFile(ctx, runs)
 		}
 		waitForBanner(ctx, net.JoinHostPort("127.0.0.1", port))
 		cancel()
@@ -280,16 +292,20 @@ func (d *Driver) sshShimEnv() ([]string, error) {
 	return []string{"PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH"), EnvRealSSH + "=" + real}, nil
 }
 
-// sshShimConsoleEnv returns the host agent's environment entry that makes
-// the shim wait for lima-init's end on the console (EnvSSHConsole) before
-// it dials: for a cold boot of the guest image, whose kernel command line
-// names its root file system by the label build.sh gives it. A resumed
-// guest runs no lima-init, and other images have none.
-func sshShimConsoleEnv(inst *limastore.Instance, resumed bool) []string {
-	if resumed || !bootsGuestImage(inst) {
-		return nil
+// sshShimWaitEnv returns the host agent's environment entry that makes the
+// shim wait before it dials: on a resume, for the guest to run
+// (EnvSSHResumed); on a cold boot of the guest image, whose kernel command
+// line names its root file system by the label build.sh gives it, for
+// lima-init's end on the console (EnvSSHConsole). Other images have no
+// lima-init.
+func sshShimWaitEnv(inst *limastore.Instance, resumed bool) []string {
+	switch {
+	case resumed:
+		return []string{EnvSSHResumed + "=" + filepath.Join(inst.Dir, guestRunsFile)}
+	case bootsGuestImage(inst):
+		return []string{EnvSSHConsole + "=" + filepath.Join(inst.Dir, filenames.SerialLog)}
 	}
-	return []string{EnvSSHConsole + "=" + filepath.Join(inst.Dir, filenames.SerialLog)}
+	return nil
 }
 
 // guestImageRoot is on the kernel command line of the guest image's

@@ -215,9 +215,9 @@ func TestWaitForInitWaitsForThisBootsLimaInit(t *testing.T) {
 	}
 }
 
-// Only a cold boot of the guest image waits for lima-init: a resumed guest
-// runs none, and another image has none.
-func TestSSHShimConsoleEnvOnlyForAColdBootOfTheGuestImage(t *testing.T) {
+// Only a cold boot of the guest image waits for lima-init: another image
+// has none. A resume of any image waits for the guest to run instead.
+func TestSSHShimWaitEnvForAColdBootOfTheGuestImageAndForAResume(t *testing.T) {
 	image := func(cmdline string) *limastore.Instance {
 		img := limayaml.Image{File: limayaml.File{Location: "debian.qcow2"}}
 		if cmdline != "" {
@@ -227,14 +227,17 @@ func TestSSHShimConsoleEnvOnlyForAColdBootOfTheGuestImage(t *testing.T) {
 	}
 	guest := image("root=LABEL=lima-root rw console=ttyS0 quiet systemd.wants=docker.service")
 	want := []string{EnvSSHConsole + "=/lima/app/" + filenames.SerialLog}
-	if got := sshShimConsoleEnv(guest, false); !slices.Equal(got, want) {
+	if got := sshShimWaitEnv(guest, false); !slices.Equal(got, want) {
 		t.Errorf("cold boot of the guest image: %q, want %q", got, want)
 	}
-	if got := sshShimConsoleEnv(guest, true); got != nil {
-		t.Errorf("resume of the guest image: %q, want nothing", got)
+	resumed := []string{EnvSSHResumed + "=/lima/app/" + guestRunsFile}
+	for _, inst := range []*limastore.Instance{guest, image("")} {
+		if got := sshShimWaitEnv(inst, true); !slices.Equal(got, resumed) {
+			t.Errorf("resume: %q, want %q", got, resumed)
+		}
 	}
 	for _, other := range []*limastore.Instance{image(""), image("root=/dev/vda1 console=ttyS0")} {
-		if got := sshShimConsoleEnv(other, false); got != nil {
+		if got := sshShimWaitEnv(other, false); got != nil {
 			t.Errorf("another image: %q, want nothing", got)
 		}
 	}

@@ -76,7 +76,7 @@ func (d *Driver) Start(ctx context.Context, name string) error {
 	if boot.Resumed {
 		env = append(env, qemu.EnvIncoming+"="+filepath.Join(inst.Dir, resumeStateFile))
 	}
-	env = append(env, sshShimConsoleEnv(inst, boot.Resumed)...)
+	env = append(env, sshShimWaitEnv(inst, boot.Resumed)...)
 	// exec.Cmd keeps the last of several values of a variable.
 	env = append(os.Environ(), env...)
 	if err := atomicfile.WriteFile(filepath.Join(inst.Dir, accelFile), []byte(accel+"\n"), 0o644); err != nil {
