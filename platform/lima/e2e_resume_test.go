@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,7 +21,8 @@ import (
 // saveAndResume checks a save refused while the guest uses its shared
 // folder, the machine running on, then a save and a resume of the
 // machine name: a process started before the save runs on, the folder is
-// mounted again, and the guest's clock is the host's.
+// mounted again, the guest's clock is the host's, and the logins of
+// before the save end.
 func saveAndResume(t *testing.T, e *e2e, name, shared string) {
 	t.Helper()
 	d := e.driver
@@ -39,6 +41,10 @@ func saveAndResume(t *testing.T, e *e2e, name, shared string) {
 	e.ssh(t, name, "sudo systemd-run --unit=sleeper sleep 100000")
 	pid := e.ssh(t, name, "systemctl show -P MainPID sleeper")
 	agent := e.ssh(t, name, "systemctl show -P MainPID lima-guestagent")
+	logins := strings.Fields(e.ssh(t, name, sshLogins))
+	if len(logins) == 0 {
+		t.Fatal("no ssh login in the guest before the save")
+	}
 	if err := os.WriteFile(filepath.Join(shared, "from-host"), []byte("hello"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +87,18 @@ func saveAndResume(t *testing.T, e *e2e, name, shared string) {
 		t.Errorf("the guest's clock is %.1f s off the host's after the resume", skew)
 	}
 	e.ssh(t, name, "sudo systemctl stop sleeper")
+	// The logins of before the save lost their host end with the QEMU
+	// that saved: the guest's sshd ends them rather than keeping them,
+	// one more every resume.
+	waitFor(t, "the logins of before the save to end", func() bool {
+		now := strings.Fields(e.ssh(t, name, sshLogins))
+		return !slices.ContainsFunc(logins, func(pid string) bool { return slices.Contains(now, pid) })
+	})
 }
+
+// sshLogins lists the pids of the guest's sshd processes that each serve
+// one login.
+const sshLogins = "pgrep -d ' ' -f '^sshd: [^ ]+@' || true"
 
 // forwardsNewPort opens a port in the guest and waits until the host
 // reaches it through the forward Lima's host agent makes when the guest
