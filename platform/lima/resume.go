@@ -91,10 +91,8 @@ func (d *Driver) afterResume(ctx context.Context, inst Instance) error {
 	if err := d.guestRunAtHostTime(ctx, inst, afterResumeScript); err != nil {
 		return fmt.Errorf("after resuming: %w", err)
 	}
-	for _, f := range []string{resumeStateFile, guestRunsFile} {
-		if err := os.Remove(filepath.Join(inst.Dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
+	if err := os.Remove(filepath.Join(inst.Dir, resumeStateFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
 	}
 	return nil
 }

@@ -37,7 +37,10 @@ const (
 	savedStateTemp  = savedStateFile + ".tmp"
 	resumeStateFile = "paddock-resuming.state"
 	// guestRunsFile is made once QEMU loaded the state and the guest
-	// runs, for the ssh shim (EnvSSHResumed); a start removes it first.
+	// runs, for the ssh shim (EnvSSHResumed). It stays while the machine
+	// runs, so that an ssh that the host agent runs later without a master
+	// (the master's connection lost) does not wait for it; the next start
+	// removes it first.
 	guestRunsFile = "paddock-guest-runs"
 )
 
