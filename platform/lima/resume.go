@@ -101,23 +101,29 @@ func (d *Driver) afterResume(ctx context.Context, inst Instance) error {
 // master before it logs in on its own.
 const masterWait = 20 * time.Second
 
-// filePoll is how often waitForFile looks.
-const filePoll = 100 * time.Millisecond
+// waitPoll is how often pollUntil asks.
+const waitPoll = 100 * time.Millisecond
 
-// waitForFile returns once path exists, or when ctx ends.
-func waitForFile(ctx context.Context, path string) {
-	tick := time.NewTicker(filePoll)
+// pollUntil returns once done reports true, asked at once and then every
+// waitPoll, or when ctx ends.
+func pollUntil(ctx context.Context, done func() bool) {
+	tick := time.NewTicker(waitPoll)
 	defer tick.Stop()
-	for {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
+	for !done() {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
 	}
+}
+
+// waitForFile returns once path exists, or when ctx ends.
+func waitForFile(ctx context.Context, path string) {
+	pollUntil(ctx, func() bool {
+		_, err := os.Stat(path)
+		return err == nil
+	})
 }
 
 // afterResumeScript runs as root in a guest that resumed, once its clock

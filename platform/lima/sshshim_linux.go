@@ -35,10 +35,6 @@ const EnvSSHConsole = "PADDOCK_SSH_CONSOLE"
 // process as it resumes.
 const EnvSSHResumed = "PADDOCK_SSH_RESUMED"
 
-// consolePoll is how often the shim reads the console log for lima-init's
-// end.
-const consolePoll = 100 * time.Millisecond
-
 const (
 	// bannerWait bounds how long the shim waits for the guest's SSH server
 	// before it runs ssh anyway, which then fails as it would have.
@@ -169,18 +165,10 @@ func masterUp(path string) bool {
 // previous boot's and is not read.
 func waitForInit(ctx context.Context, path string, start time.Time) {
 	w := &consoleWatch{path: path, notBefore: start}
-	tick := time.NewTicker(consolePoll)
-	defer tick.Stop()
-	for {
-		if _, failed := w.check(); failed != "" || w.initDone {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
+	pollUntil(ctx, func() bool {
+		_, failed := w.check()
+		return failed != "" || w.initDone
+	})
 }
 
 // waitForBanner reports, once addr answers with an SSH banner, true, and

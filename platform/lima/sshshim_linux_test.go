@@ -191,7 +191,7 @@ func TestWaitForInitWaitsForThisBootsLimaInit(t *testing.T) {
 	select {
 	case <-returned:
 		t.Fatal("the wait ended on the previous boot's log")
-	case <-time.After(5 * consolePoll):
+	case <-time.After(5 * waitPoll):
 	}
 	// QEMU writes the log afresh; lima-init's line comes later.
 	if err := os.WriteFile(path, []byte("[    3.27] systemd[1]: Inserted module 'autofs4'\n"), 0o644); err != nil {
@@ -200,7 +200,7 @@ func TestWaitForInitWaitsForThisBootsLimaInit(t *testing.T) {
 	select {
 	case <-returned:
 		t.Fatal("the wait ended before lima-init was done")
-	case <-time.After(5 * consolePoll):
+	case <-time.After(5 * waitPoll):
 	}
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -210,7 +210,7 @@ func TestWaitForInitWaitsForThisBootsLimaInit(t *testing.T) {
 	f.Close()
 	select {
 	case <-returned:
-	case <-time.After(10 * consolePoll):
+	case <-time.After(10 * waitPoll):
 		t.Fatal("the wait did not end once lima-init was done")
 	}
 }
