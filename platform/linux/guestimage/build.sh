@@ -17,7 +17,8 @@
 # and timings go to stderr.
 #
 # Needs root (debootstrap, chroot); re-runs itself through sudo otherwise.
-# Installs its host packages with apt-get when they are missing.
+# Installs its host packages with apt-get when they are missing. Needs Go,
+# which builds the image's one program of Paddock's (stalebridge/).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -42,7 +43,10 @@ if [ "$(id -u)" != 0 ]; then
 	command -v sudo >/dev/null || { log "must run as root (debootstrap needs it) and sudo is missing"; exit 1; }
 	# Keep the invoking user's cache; the result is handed back to that user.
 	export PADDOCK_IMAGE_CACHE="${PADDOCK_IMAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddock/images}"
-	exec sudo --preserve-env=PADDOCK_IMAGE_CACHE "$0" "$@"
+	# sudo's own PATH may not reach the user's Go.
+	PADDOCK_GO=$(command -v go || true)
+	export PADDOCK_GO
+	exec sudo --preserve-env=PADDOCK_IMAGE_CACHE,PADDOCK_GO "$0" "$@"
 fi
 cache="${PADDOCK_IMAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddock/images}"
 
@@ -53,9 +57,11 @@ mirror=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2
 
 hash=$( (
 	cat "$0"
-	cd "$here" && find rootfs initramfs -type f | LC_ALL=C sort | while read -r f; do
-		echo "$f"; stat -c %a "$f"; cat "$f"
-	done
+	cd "$here" && { find rootfs initramfs -type f; find stalebridge -maxdepth 1 -name '*.go' ! -name '*_test.go'; } |
+		LC_ALL=C sort | while read -r f; do
+			echo "$f"; stat -c %a "$f"; cat "$f"
+		done
+	grep 'go.etcd.io/bbolt ' "$here/../../../go.mod"
 	echo "$suite $mirror $variant"
 ) | sha256sum | cut -c1-16)
 out="$cache/$hash"
@@ -110,6 +116,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
+go=${PADDOCK_GO:-$(command -v go || true)}
+[ -n "$go" ] || { log "Go is missing: it builds stalebridge/, a program of the image"; exit 1; }
+
 t0=$(date +%s)
 # debootstrap's own resolver cannot handle virtual packages, so it lays down
 # a minimal base and apt inside the chroot installs the rest.
@@ -119,6 +128,11 @@ t1=$(date +%s); log "TIMING debootstrap $((t1 - t0))s"
 # Paddock's files: the cidata reader and its units, network, ssh and module
 # settings.
 cp -R --preserve=mode "$here/rootfs/." "$root/"
+# The image's program of Paddock's: dockerd's unit runs it first, to take
+# the stored default bridge out of dockerd's network store at boot
+# (stalebridge/doc.go).
+(cd "$here/../../.." && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 "$go" build -trimpath -ldflags=-s \
+	-o "$root/usr/local/sbin/paddock-stale-bridge" ./platform/linux/guestimage/stalebridge) >&2
 mount -t proc proc "$root/proc"
 mount -t sysfs sys "$root/sys"
 mount --bind /dev "$root/dev"
