@@ -56,7 +56,8 @@ func (d *Driver) resolveAccel(ctx context.Context, arch limayaml.Arch) (string, 
 // balloon that returns the pages the guest frees and, for TCG
 // ($PADDOCK_QEMU_WRAPPER_ACCEL), Lima's KVM arguments rewritten for
 // emulation: Lima v1.2.2 asks QEMU for KVM for every native guest on
-// Linux. A guest of another architecture runs as Lima starts it.
+// Linux. The wrapper answers Lima's questions to QEMU (its features and
+// version) from a cache in $PADDOCK_QEMU_ANSWERS. A guest of another architecture runs as Lima starts it.
 func (d *Driver) qemuEnv(accel string, arch limayaml.Arch) ([]string, error) {
 	if !limayaml.IsNativeArch(arch) {
 		return nil, nil
@@ -73,6 +74,7 @@ func (d *Driver) qemuEnv(accel string, arch limayaml.Arch) ([]string, error) {
 		"QEMU_SYSTEM_" + strings.ToUpper(arch) + "=" + link,
 		qemu.EnvReal + "=" + real,
 		qemu.EnvWrapperAccel + "=" + accel,
+		qemu.EnvAnswers + "=" + filepath.Join(d.LimaHome, "_paddock", "qemu-answers"),
 	}, nil
 }
 

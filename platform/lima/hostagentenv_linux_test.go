@@ -37,8 +37,8 @@ func envMap(env []string) map[string]string {
 	return m
 }
 
-// A host agent gets its Lima home, the QEMU wrapper (told the accelerator)
-// and the ssh shim in its own environment, under TCG and under KVM alike;
+// A host agent gets its Lima home, the QEMU wrapper (told the accelerator
+// and where to keep QEMU's answers) and the ssh shim in its own environment, under TCG and under KVM alike;
 // this process's environment stays as it was.
 func TestHostAgentEnv(t *testing.T) {
 	for _, accel := range []qemu.Accel{qemu.AccelTCG, qemu.AccelKVM} {
@@ -62,6 +62,9 @@ func TestHostAgentEnv(t *testing.T) {
 			}
 			if m[qemu.EnvWrapperAccel] != string(accel) {
 				t.Errorf("%s=%q, want %s", qemu.EnvWrapperAccel, m[qemu.EnvWrapperAccel], accel)
+			}
+			if want := filepath.Join(d.LimaHome, "_paddock", "qemu-answers"); m[qemu.EnvAnswers] != want {
+				t.Errorf("%s=%q, want %s", qemu.EnvAnswers, m[qemu.EnvAnswers], want)
 			}
 			path := filepath.SplitList(m["PATH"])
 			if len(path) != 2 || path[1] != bin {

@@ -9,6 +9,10 @@ import (
 // EnvReal names the real QEMU program for the QEMU wrapper.
 const EnvReal = "PADDOCK_QEMU_REAL"
 
+// EnvAnswers names the directory where the QEMU wrapper keeps QEMU's
+// answers to the questions Lima asks before every start (see isQuestion).
+const EnvAnswers = "PADDOCK_QEMU_ANSWERS"
+
 // EnvWrapperAccel tells the QEMU wrapper the accelerator chosen for the
 // guest: kvm or tcg. Unset means tcg, as host agents of earlier versions
 // ran the wrapper for TCG guests only.

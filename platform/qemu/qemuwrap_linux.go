@@ -12,7 +12,9 @@ import (
 // $PADDOCK_QEMU_INCOMING set, QEMU resumes the state saved in that file
 // rather than booting (IncomingArgs). The
 // process keeps its pid, so the pid file Lima's driver reads stays right.
-// It returns only on failure.
+// A question to QEMU (isQuestion) is answered from the cache in
+// $PADDOCK_QEMU_ANSWERS when it is set, and the process exits as QEMU
+// did. It returns only on failure.
 func ExecWrapper(args []string) error {
 	real := os.Getenv(EnvReal)
 	if real == "" {
@@ -31,6 +33,13 @@ func ExecWrapper(args []string) error {
 	args = WrapperArgs(accel, args, tbSize)
 	if state := os.Getenv(EnvIncoming); state != "" {
 		args = IncomingArgs(args, state)
+	}
+	if dir := os.Getenv(EnvAnswers); dir != "" && isQuestion(args) {
+		code, err := ask(real, args, dir, os.Stdout, os.Stderr)
+		if err != nil {
+			return err
+		}
+		os.Exit(code)
 	}
 	argv := append([]string{real}, args...)
 	if err := syscall.Exec(real, argv, os.Environ()); err != nil {
