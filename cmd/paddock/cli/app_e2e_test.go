@@ -169,11 +169,14 @@ func TestAppEndToEnd(t *testing.T) {
 	checkStopResumes(t, e, d)
 	checkSuspendAndWake(t, e)
 
-	// A new size restarts the VM into it; the guest reports it.
+	// A new size restarts the VM into it (a boot); the guest reports it,
+	// and a user network made before the boot is there after it.
+	e.docker("", "--context", "paddock", "network", "create", "pdnet")
 	e.mustRun("set", "cpus=1", "--timeout=10m")
 	if out := e.mustRun("vm", "shell", "-n", "paddock", "app", "nproc"); strings.TrimSpace(out) != "1" {
 		t.Fatalf("the guest has %q CPUs after cpus=1", out)
 	}
+	checkNetworksAfterBoot(t, e, "pdnet")
 
 	// The other engine: containerd, its ctr, the image imported and run.
 	e.mustRun("set", "containerEngine.name=containerd", "--timeout=10m")
@@ -227,6 +230,26 @@ func TestAppEndToEnd(t *testing.T) {
 	e.mustRun("set", "--timeout=5m", "running=false", "memory=1GiB", "disk=8GiB")
 	if s, _ := appCond(e.app(), resource.AppSettled); s != "True/Stopped" {
 		t.Fatalf("a new App: Settled %s", s)
+	}
+}
+
+// checkNetworksAfterBoot checks Docker's networks after the App's VM booted
+// anew: a container on the default bridge and one on the user network made
+// before the boot each get their interface, and dockerd made the default
+// bridge once, the guest image's paddock-stale-bridge having taken the
+// stored one out of dockerd's network store before dockerd started (see
+// platform/linux/guestimage/README.md).
+func checkNetworksAfterBoot(t *testing.T, e *env, userNetwork string) {
+	t.Helper()
+	for _, network := range []string{"bridge", userNetwork} {
+		out := e.docker("", "--context", "paddock", "run", "--rm", "--network", network, "busybox:offline", "cat", "/proc/net/dev")
+		if !strings.Contains(out, "eth0") {
+			t.Errorf("a container on network %s has no eth0: %q", network, out)
+		}
+	}
+	out := e.mustRun("vm", "shell", "-n", "paddock", "app", "sudo", "journalctl", "-b", "-u", "docker.service", "--no-pager")
+	if !strings.Contains(out, "paddock-stale-bridge: removed the stored default bridge") {
+		t.Errorf("dockerd's journal of the boot does not say that the stored default bridge was removed before dockerd started:\n%s", out)
 	}
 }
 
