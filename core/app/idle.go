@@ -133,14 +133,18 @@ func (c *Controller) checkIdle(ctx context.Context, app *resource.App) (time.Dur
 		c.idle.busy(uid, now)
 		return min(limit, recheck), c.writeIdleSince(ctx, app, time.Time{})
 	}
-	if err := c.writeIdleSince(ctx, app, since); err != nil {
-		return 0, err
-	}
 	if idle := now.Sub(since); idle < limit {
-		return min(limit-idle, recheck), nil
+		return min(limit-idle, recheck), c.writeIdleSince(ctx, app, since)
 	}
 	c.log.Info("suspending the App: no Docker client and no running container", "for", now.Sub(since).Round(time.Second), "suspendWhenIdle", app.Spec.SuspendWhenIdle)
+	// The idle time ends with the suspension, in memory and in the status,
+	// before the App says it is suspended: a wake that comes before this
+	// controller sees the suspension counts anew rather than from the old
+	// status.idleSince, which would suspend the App again at once.
 	c.idle.forget()
+	if err := c.writeIdleSince(ctx, app, time.Time{}); err != nil {
+		return 0, err
+	}
 	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, resource.AnnotationSuspended, strconv.FormatInt(app.Metadata.Generation, 10))
 	_, err = c.store.Patch(ctx, resource.KeyOf(app), patch)
 	return 0, err
