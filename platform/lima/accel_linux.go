@@ -57,7 +57,8 @@ func (d *Driver) resolveAccel(ctx context.Context, arch limayaml.Arch) (string, 
 // ($PADDOCK_QEMU_WRAPPER_ACCEL), Lima's KVM arguments rewritten for
 // emulation: Lima v1.2.2 asks QEMU for KVM for every native guest on
 // Linux. The wrapper answers Lima's questions to QEMU (its features and
-// version) from a cache in $PADDOCK_QEMU_ANSWERS. A guest of another architecture runs as Lima starts it.
+// version) from a cache in $PADDOCK_QEMU_ANSWERS. A guest of another
+// architecture runs as Lima starts it.
 func (d *Driver) qemuEnv(accel string, arch limayaml.Arch) ([]string, error) {
 	if !limayaml.IsNativeArch(arch) {
 		return nil, nil

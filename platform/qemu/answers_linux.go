@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"paddock.dev/paddock/core/atomicfile"
 )
@@ -55,7 +56,7 @@ func ask(real string, args []string, dir string, stdout, stderr io.Writer) (int,
 	if err != nil {
 		return 0, err
 	}
-	sum := sha256.Sum256(append([]byte(key), bytes.Join(toBytes(args), []byte{0})...))
+	sum := sha256.Sum256([]byte(key + "\x00" + strings.Join(args, "\x00")))
 	file := filepath.Join(dir, hex.EncodeToString(sum[:12])+".json")
 	if b, err := os.ReadFile(file); err == nil {
 		var a answer
@@ -67,7 +68,6 @@ func ask(real string, args []string, dir string, stdout, stderr io.Writer) (int,
 			return 0, err
 		}
 	}
-	a := answer{Key: key, Args: args}
 	var out, errOut bytes.Buffer
 	cmd := exec.Command(real, args...)
 	cmd.Stdout = io.MultiWriter(stdout, &out)
@@ -79,17 +79,9 @@ func ask(real string, args []string, dir string, stdout, stderr io.Writer) (int,
 		}
 		return 0, err
 	}
-	a.Stdout, a.Stderr = out.Bytes(), errOut.Bytes()
+	a := answer{Key: key, Args: args, Stdout: out.Bytes(), Stderr: errOut.Bytes()}
 	if b, err := json.Marshal(a); err == nil && os.MkdirAll(dir, 0o700) == nil {
 		_ = atomicfile.WriteFile(file, b, 0o600) // the next start asks QEMU again
 	}
 	return 0, nil
-}
-
-func toBytes(args []string) [][]byte {
-	b := make([][]byte, len(args))
-	for i, a := range args {
-		b[i] = []byte(a)
-	}
-	return b
 }

@@ -20,6 +20,15 @@ func ExecWrapper(args []string) error {
 	if real == "" {
 		return fmt.Errorf("%s is not set: the QEMU wrapper does not know which QEMU to run", EnvReal)
 	}
+	// Lima's own question, not rewritten: it runs no guest, and a
+	// resume's -incoming would make it another question.
+	if dir := os.Getenv(EnvAnswers); dir != "" && isQuestion(args) {
+		code, err := ask(real, args, dir, os.Stdout, os.Stderr)
+		if err != nil {
+			return err
+		}
+		os.Exit(code)
+	}
 	accel, err := ParseWrapperAccel(os.Getenv(EnvWrapperAccel))
 	if err != nil {
 		return err
@@ -33,13 +42,6 @@ func ExecWrapper(args []string) error {
 	args = WrapperArgs(accel, args, tbSize)
 	if state := os.Getenv(EnvIncoming); state != "" {
 		args = IncomingArgs(args, state)
-	}
-	if dir := os.Getenv(EnvAnswers); dir != "" && isQuestion(args) {
-		code, err := ask(real, args, dir, os.Stdout, os.Stderr)
-		if err != nil {
-			return err
-		}
-		os.Exit(code)
 	}
 	argv := append([]string{real}, args...)
 	if err := syscall.Exec(real, argv, os.Environ()); err != nil {
