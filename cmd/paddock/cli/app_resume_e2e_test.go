@@ -3,12 +3,14 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/lima-vm/lima/pkg/store/filenames"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -75,6 +77,14 @@ func checkStopWithAFolderInUse(t *testing.T, e *env) {
 	c := vmRunning(e)
 	if c.Reason != resource.ReasonStopped || !strings.Contains(c.Message, "full shutdown") || !strings.Contains(c.Message, "bind-mounted") {
 		t.Fatalf("a stop with the home folder in use: Running %s: %q; want Stopped after a full shutdown, naming the bind mount", c.Reason, c.Message)
+	}
+	// The guest shut down within the grace: the task, a sleep that
+	// ignores SIGTERM as its namespace's first process, did not hold
+	// systemd's shutdown until the daemon powered the VM off (the guest
+	// image's paddock-stop.conf). The host agent says it exited.
+	events, _ := os.ReadFile(filepath.Join(e.path("lima_home"), resource.AppVMName, filenames.HostAgentStdoutLog))
+	if !strings.Contains(string(events), `"exiting":true`) {
+		t.Fatalf("the VM was powered off, not shut down: its host agent never said it exited:\n%s", events)
 	}
 }
 
