@@ -24,8 +24,8 @@ import (
 // costs the host; TestVMLifecycle runs it on its VM's first start. vm
 // start shows the boot's steps, in order, and warns of emulation exactly
 // when the VM runs under TCG; vm get warns while it runs (and, as
-// TestVMLifecycle checks, not once it stopped). After a minute of idling:
-// QEMU's CPU time in that minute, its resident memory, split into the
+// TestVMLifecycle checks, not once it stopped). After half a minute of
+// idling: QEMU's CPU time in it, its resident memory, split into the
 // guest's RAM and the rest (under TCG mostly the translation cache),
 // beside what the guest itself says it uses (free -m), and how much code
 // QEMU translated (info jit). The figures are logged; asserted are that
@@ -59,8 +59,9 @@ func startShowingProgressAndMeasureIdle(t *testing.T, e *env, name string) {
 
 	pid := e.qemuPID(name)
 	booted, bootCPU := paddocktest.StatusKiB(t, pid, "VmRSS"), cpuSeconds(t, pid)
-	time.Sleep(time.Minute)
-	idleCPU := (cpuSeconds(t, pid) - bootCPU) / 60 * 100
+	const idle = 30 * time.Second
+	time.Sleep(idle)
+	idleCPU := (cpuSeconds(t, pid) - bootCPU) / idle.Seconds() * 100
 	ram, other := qemuMemoryKiB(t, pid, 1<<20)
 	used, cache := guestMemoryMiB(t, e.mustRun("vm", "shell", name, "--", "free", "-m"))
 	anon := paddocktest.StatusKiB(t, pid, "RssAnon")
