@@ -299,9 +299,9 @@ func (c *Controller) ensureRunning(ctx context.Context, vm *resource.VM, tmpl *r
 		})
 
 	case inst.Running && (restart || drift):
-		why := "restarting as requested"
+		why, boot := "restarting as requested", "a restart was asked for"
 		if drift {
-			why = "restarting: the template changed"
+			why, boot = "restarting: the template changed", "its template changed"
 		}
 		if err := c.setStatus(ctx, vm, func(st *resource.VMStatus, gen int64) {
 			st.RestartNeeded = drift
@@ -310,6 +310,11 @@ func (c *Controller) ensureRunning(ctx context.Context, vm *resource.VM, tmpl *r
 			return controller.Result{}, err
 		}
 		if err := c.driver.Stop(ctx, name, c.grace); err != nil {
+			return controller.Result{}, err
+		}
+		// A restart shuts down and boots; the boot says why it did not
+		// resume.
+		if err := c.discard(name, boot); err != nil {
 			return controller.Result{}, err
 		}
 		return controller.Result{RequeueAfter: soon}, c.stopped(ctx, vm, tmpl)

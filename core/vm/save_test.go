@@ -124,3 +124,34 @@ func TestShutdownSavesWhatAStopWouldSave(t *testing.T) {
 	e.waitCond(busy, resource.VMRunning, true, resource.ReasonColdBoot)
 	e.waitCond(cold, resource.VMRunning, true, resource.ReasonColdBoot)
 }
+
+// A restart, asked for or for a new template, shuts the machine down and
+// boots it, and the boot says which it was rather than that no state was
+// saved.
+func TestRestartBootsAndSaysWhy(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.saving = true
+	e.start()
+	key := e.createVM("dev", true)
+	e.running(key)
+
+	e.annotate(key, resource.AnnotationRestartRequested)
+	v := e.waitFor(key, "restarted", func(v *resource.VM) bool {
+		return v.Status.RestartCount == 2 && hasCond(v, resource.VMRunning, true, resource.ReasonColdBoot)
+	})
+	if msg := cond(v, resource.VMRunning).Message; !strings.HasSuffix(msg, "it booted cold: a restart was asked for") {
+		t.Errorf("after a restart Running says %q, want that a restart was asked for", msg)
+	}
+
+	e.patch(key, map[string]any{"spec": map[string]any{"params": map[string]any{"cpus": 2}}})
+	v = e.waitFor(key, "restarted into the new template", func(v *resource.VM) bool {
+		return v.Status.RestartCount == 3 && hasCond(v, resource.VMRunning, true, resource.ReasonColdBoot)
+	})
+	if msg := cond(v, resource.VMRunning).Message; !strings.HasSuffix(msg, "it booted cold: its template changed") {
+		t.Errorf("after a template change Running says %q, want that the template changed", msg)
+	}
+	if n := e.fd.Count(vmtest.Save, "dev"); n != 0 {
+		t.Errorf("a restart saved the machine's state %d times, want a shutdown", n)
+	}
+}
