@@ -6,6 +6,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -106,6 +107,7 @@ func TestAppEndToEnd(t *testing.T) {
 	if _, err := exec.LookPath("docker"); err != nil {
 		t.Fatal("the App test needs the docker CLI (packaging/ci-deps.sh installs docker.io)")
 	}
+	t.Parallel() // see vmTemplate
 	rootfs := busyboxRootfs(t)
 	d := e.serve()
 	t.Cleanup(func() {
@@ -151,13 +153,23 @@ func TestAppEndToEnd(t *testing.T) {
 	checkSharedFolders(t, e, readOnly)
 	checkShellAndSSHConfig(t, e)
 
-	// run: the context for the child only, its exit code passed through.
-	t.Setenv("DOCKER_HOST", "tcp://127.0.0.1:1")
-	if out, _, code := e.run("", "run", "sh", "-c", `echo "$DOCKER_CONTEXT|$DOCKER_HOST"; exit 7`); code != 7 || strings.TrimSpace(out) != "paddock|" {
+	// run: the context for the child only, its exit code passed through,
+	// whatever DOCKER_HOST says.
+	run := func(args ...string) (string, int) {
+		cmd := exec.Command(e.binary(), append([]string{"run"}, args...)...)
+		cmd.Env = append(e.environ(), "DOCKER_HOST=tcp://127.0.0.1:1")
+		out, err := cmd.Output()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatalf("paddock run %v: %v", args, err)
+		}
+		return string(out), cmd.ProcessState.ExitCode()
+	}
+	if out, code := run("sh", "-c", `echo "$DOCKER_CONTEXT|$DOCKER_HOST"; exit 7`); code != 7 || strings.TrimSpace(out) != "paddock|" {
 		t.Fatalf("run: exit %d, %q", code, out)
 	}
-	if out, errOut, code := e.run("", "run", "docker", "image", "ls", "--format", "{{.Repository}}:{{.Tag}}"); code != 0 || !strings.Contains(out, "busybox:offline") {
-		t.Fatalf("run docker: exit %d, %q %q", code, out, errOut)
+	if out, code := run("docker", "image", "ls", "--format", "{{.Repository}}:{{.Tag}}"); code != 0 || !strings.Contains(out, "busybox:offline") {
+		t.Fatalf("run docker: exit %d, %q", code, out)
 	}
 	image := filepath.Join(t.TempDir(), "busybox.tar")
 	saved := exec.Command("docker", "--context", "paddock", "save", "-o", image, "busybox:offline")

@@ -29,7 +29,13 @@ import (
 // run with PADDOCK_E2E=1; then a missing prerequisite fails them.
 
 // vmTemplate returns the Lima template `paddock vm template` prints for
-// the test image, which it builds.
+// the test image, which it builds, with the guest agent beside the paddock
+// binary. The tests that boot VMs call it first and then t.Parallel, so
+// that they build these one after the other and then run side by side:
+// under emulation such a test leaves about half of a 2-core host idle,
+// waiting on its guest, and CI's time is the sum of this package's tests.
+// They keep their environment to their commands (env.environ), since
+// t.Setenv cannot be used beside other tests.
 func vmTemplate(t testing.TB) string {
 	t.Helper()
 	if os.Getenv("PADDOCK_E2E") != "1" {
@@ -143,6 +149,7 @@ func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
 
 func TestVMLifecycle(t *testing.T) {
 	tmpl := vmTemplate(t)
+	t.Parallel() // see vmTemplate
 	e := newEnv(t, "default")
 	file := filepath.Join(e.home, "debian.yaml")
 	if err := os.WriteFile(file, []byte(tmpl), 0o644); err != nil {

@@ -158,6 +158,7 @@ func TestVMCreateRejectsWhatLimaWouldAndLeavesNothing(t *testing.T) {
 // Many `vm create --template FILE` and `vm delete` cycles on the real
 // daemon, with real (unbooted) Lima machines, leave nothing behind.
 func TestVMCreateDeleteCyclesLeaveNothing(t *testing.T) {
+	t.Parallel() // it boots nothing, and fills the VM tests' idle time (see vmTemplate)
 	const cycles = 100
 	e := newEnv(t, "default")
 	d := e.serve()
