@@ -107,6 +107,9 @@ func TestE2ELifecycle(t *testing.T) {
 	}
 
 	startRunning(t, d, name)
+	if b := inspect(t, d, name).Boot; b.Resumed || !strings.Contains(b.Reason, "did not shut down within 3s at its last stop and was powered off") {
+		t.Errorf("the boot after a stop that ended in a power-off: %+v, want it to say so", b)
+	}
 	resumeThatFailsBoots(t, e, name)
 	// Snapshots listed and deleted while the machine is stopped with its
 	// state saved leave the state fitting its disk.

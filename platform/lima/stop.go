@@ -25,8 +25,8 @@ const stopPoll = 100 * time.Millisecond
 // host agent's process group, which Go delivers to it as os.Interrupt, when
 // one can reach it (interrupt, in process_windows.go), else the host agent
 // is killed at once; the kill is SIGKILL on Unix, TerminateProcess on
-// Windows. Stopping a stopped instance, or one
-// that does not exist, succeeds.
+// Windows. A machine killed rather than shut down boots next saying so.
+// Stopping a stopped instance, or one that does not exist, succeeds.
 func (d *Driver) Stop(ctx context.Context, name string, grace time.Duration) error {
 	if err := d.init(); err != nil {
 		return err
@@ -35,6 +35,7 @@ func (d *Driver) Stop(ctx context.Context, name string, grace time.Duration) err
 	if err != nil || !state.Exists {
 		return err
 	}
+	poweredOff := "" // why the machine is killed rather than shut down
 	if state.HostAgentAlive && grace > 0 {
 		sent, reason, err := interrupt(state.HostAgentPID)
 		if err != nil && !errors.Is(err, os.ErrProcessDone) {
@@ -45,6 +46,7 @@ func (d *Driver) Stop(ctx context.Context, name string, grace time.Duration) err
 			// processes on the sender's console.
 			d.Logger.Warn("cannot ask the host agent to stop gracefully; killing it", "instance", name, "hostAgent", state.HostAgentPID, "reason", reason)
 			grace = 0
+			poweredOff = "its host agent could not be asked to shut it down at its last stop (" + reason + "), and it was powered off"
 		}
 	}
 	if state.HostAgentAlive && grace > 0 {
@@ -59,11 +61,19 @@ func (d *Driver) Stop(ctx context.Context, name string, grace time.Duration) err
 			return fmt.Errorf("instance %s: stopping: %w", name, ctx.Err())
 		}
 		d.Logger.Warn("instance did not stop within its grace period; killing it", "instance", name, "grace", grace)
+		poweredOff = fmt.Sprintf("its guest did not shut down within %s at its last stop and was powered off", grace)
 	}
 	if state, err = d.Describe(name); err != nil {
 		return err
 	}
-	return d.clearLeftovers(state)
+	if err := d.clearLeftovers(state); err != nil {
+		return err
+	}
+	if poweredOff != "" {
+		// Its next boot says why its file systems were not unmounted.
+		return d.discardTo(state.Dir, poweredOff)
+	}
+	return nil
 }
 
 // StopAll stops the named instances in parallel, each as Stop does, so that
