@@ -213,8 +213,12 @@ func (d *Driver) Discard(name, why string) error {
 }
 
 // discardTo drops the saved state of the machine in dir, leaving why for
-// its next start to report.
+// its next start to report, beside a reason already left (a restart's stop
+// that ended in a power-off keeps saying so).
 func (d *Driver) discardTo(dir, why string) error {
+	if earlier, err := os.ReadFile(filepath.Join(dir, coldReasonFile)); err == nil && len(earlier) > 0 && string(earlier) != why {
+		why += "; " + string(earlier)
+	}
 	if err := discardSavedState(dir); err != nil {
 		return err
 	}

@@ -111,3 +111,22 @@ func TestSavedStateThatDoesNotFitBootsAndSaysWhy(t *testing.T) {
 		})
 	}
 }
+
+// A reason left for the next boot stays beside a later one: a restart's
+// stop that powered the machine off says both.
+func TestDiscardKeepsAnEarlierReason(t *testing.T) {
+	dir, d := savedDir(t)
+	if err := d.discardTo(dir, "its guest did not shut down within 1m0s at its last stop and was powered off"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.discardTo(dir, "its template changed"); err != nil {
+		t.Fatal(err)
+	}
+	_, why, err := d.takeSavedState(context.Background(), dir, limayaml.NewArch(runtime.GOARCH), "tcg")
+	if want := "its template changed; its guest did not shut down within 1m0s at its last stop and was powered off"; err != nil || why != want {
+		t.Fatalf("the boot says %q (%v), want %q", why, err, want)
+	}
+	if _, why, _ := d.takeSavedState(context.Background(), dir, limayaml.NewArch(runtime.GOARCH), "tcg"); !strings.Contains(why, "no state was saved") {
+		t.Errorf("the next boot says %q, want the reasons consumed", why)
+	}
+}
