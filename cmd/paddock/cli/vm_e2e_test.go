@@ -214,16 +214,11 @@ func TestVMLifecycle(t *testing.T) {
 	}
 	count := v.Status.RestartCount
 
-	// A killed host agent is noticed and the VM restarted.
-	oldPID := e.hostAgentPID("dev")
-	if oldPID == 0 {
-		t.Fatal("no live host agent")
-	}
-	e.killHostAgent("dev", oldPID, count)
-	count++
-
 	// A killed daemon leaves the VM running; the next daemon adopts it.
 	agent := e.hostAgentPID("dev")
+	if agent == 0 {
+		t.Fatal("no live host agent")
+	}
 	d.cmd.Process.Kill()
 	<-d.exited
 	d = e.serve()
@@ -233,7 +228,10 @@ func TestVMLifecycle(t *testing.T) {
 			v.Status.RestartCount, count, e.hostAgentPID("dev"), agent, e.qemuCount("dev"))
 	}
 	// The adopted host agent, which is not this daemon's child, is
-	// watched too: killed, it is noticed and the VM restarted.
+	// watched: killed, it is noticed and the VM restarted. (A host agent
+	// the daemon started is watched the same way, on a pidfd; the driver
+	// reaps its own child, which platform/lima's TestE2ELifecycle kills.
+	// One kill here spares a boot, some 40 s under emulation.)
 	e.killHostAgent("dev", agent, count)
 
 	// A graceful daemon stop stops the VM; the next daemon starts it again.
