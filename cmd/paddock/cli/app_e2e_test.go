@@ -6,7 +6,6 @@ import (
 	"archive/tar"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -153,14 +152,8 @@ func TestAppEndToEnd(t *testing.T) {
 	// run: the context for the child only, its exit code passed through,
 	// whatever DOCKER_HOST says.
 	run := func(args ...string) (string, int) {
-		cmd := exec.Command(e.binary(), append([]string{"run"}, args...)...)
-		cmd.Env = append(e.environ(), "DOCKER_HOST=tcp://127.0.0.1:1")
-		out, err := cmd.Output()
-		var ee *exec.ExitError
-		if err != nil && !errors.As(err, &ee) {
-			t.Fatalf("paddock run %v: %v", args, err)
-		}
-		return string(out), cmd.ProcessState.ExitCode()
+		out, _, code := e.runWith([]string{"DOCKER_HOST=tcp://127.0.0.1:1"}, "", append([]string{"run"}, args...)...)
+		return out, code
 	}
 	if out, code := run("sh", "-c", `echo "$DOCKER_CONTEXT|$DOCKER_HOST"; exit 7`); code != 7 || strings.TrimSpace(out) != "paddock|" {
 		t.Fatalf("run: exit %d, %q", code, out)
@@ -283,10 +276,8 @@ func checkSharedFolders(t *testing.T, e *env, readOnly string) {
 	// One container does it all (each costs seconds under emulation): it
 	// reads the host's file, writes its own and then fails to write into
 	// the read-only folder, its last command.
-	cmd := exec.Command("docker", "--context", "paddock", "run", "--rm", "-v", proj+":/src", "-v", readOnly+":/ro", "busybox:offline", "sh", "-c",
-		"cat /src/from-host.txt && echo written in a container >/src/from-container.txt && echo no >/ro/f")
-	cmd.Env = append(e.environ(), "DOCKER_HOST=")
-	out, err := cmd.CombinedOutput()
+	out, err := e.dockerCmd("docker", "run", "--rm", "-v", proj+":/src", "-v", readOnly+":/ro", "busybox:offline", "sh", "-c",
+		"cat /src/from-host.txt && echo written in a container >/src/from-container.txt && echo no >/ro/f").CombinedOutput()
 	if read, _, _ := strings.Cut(string(out), "sh:"); read != "written on the host\n" {
 		t.Fatalf("a container read %q from the host's file: %s", read, out)
 	}

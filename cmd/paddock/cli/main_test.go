@@ -81,8 +81,14 @@ func (e *env) environ() []string {
 // run runs paddock and returns its stdout, stderr and exit code.
 func (e *env) run(stdin string, args ...string) (string, string, int) {
 	e.t.Helper()
+	return e.runWith(nil, stdin, args...)
+}
+
+// runWith is run with the variables extra added to the environment.
+func (e *env) runWith(extra []string, stdin string, args ...string) (string, string, int) {
+	e.t.Helper()
 	cmd := exec.Command(e.binary(), args...)
-	cmd.Env = e.environ()
+	cmd.Env = append(e.environ(), extra...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
