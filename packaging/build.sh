@@ -23,7 +23,7 @@ out=dist/linux-$PADDOCK_ARCH
 mkdir -p "$out" dist/completions
 CGO_ENABLED=0 GOOS=linux GOARCH=$PADDOCK_ARCH go build -trimpath \
 	-ldflags "-s -w -X paddock.dev/paddock/core/buildinfo.Version=v$PADDOCK_VERSION" \
-	-o "$out/" ./cmd/paddock ./cmd/paddock/paddock-lima
+	-o "$out/" ./cmd/paddock ./cmd/paddock/paddock-lima ./cmd/paddock/paddock-shim
 
 # Completions come from the binary itself; build one for this machine when
 # the package is for another architecture.
@@ -67,7 +67,7 @@ gzip -9n dist/man/*.1
 # and Lima's guest agent, which the daemon finds there, as it finds
 # paddock-lima.
 mkdir -p dist/stage
-cp "$out/paddock" "$out/paddock-lima" dist/stage/
+cp "$out/paddock" "$out/paddock-lima" "$out/paddock-shim" dist/stage/
 rm -f dist/stage/paddock-settings
 config=packaging/nfpm.yaml
 if [ -f "$settings" ]; then

@@ -47,7 +47,7 @@ for f in /usr/lib/systemd/user/paddock.service /usr/lib/systemd/system/paddock@.
 	/usr/share/fish/vendor_completions.d/paddock.fish /usr/share/doc/paddock/README.md \
 	/usr/share/doc/paddock/copyright /usr/share/doc/paddock/changelog.Debian.gz \
 	/usr/share/man/man1/paddock.1.gz /usr/share/man/man1/paddock-service-install.1.gz \
-	/usr/lib/paddock/lima-guestagent.Linux-* /usr/lib/paddock/paddock-lima /usr/share/applications/paddock-tray.desktop \
+	/usr/lib/paddock/lima-guestagent.Linux-* /usr/lib/paddock/paddock-lima /usr/lib/paddock/paddock-shim /usr/share/applications/paddock-tray.desktop \
 	/usr/share/icons/hicolor/256x256/apps/paddock.png /usr/share/icons/hicolor/48x48/apps/paddock.png; do
 	check test -s "$f"
 done

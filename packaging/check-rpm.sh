@@ -19,7 +19,7 @@ for f in /usr/bin/paddock /usr/lib/systemd/user/paddock.service /usr/lib/systemd
 	/usr/share/bash-completion/completions/paddock /usr/share/zsh/vendor-completions/_paddock \
 	/usr/share/fish/vendor_completions.d/paddock.fish /usr/share/doc/paddock/README.md \
 	/usr/share/man/man1/paddock.1.gz /usr/share/man/man1/paddock-service-install.1.gz \
-	/usr/lib/paddock/paddock-lima /usr/lib/paddock/paddock-settings \
+	/usr/lib/paddock/paddock-lima /usr/lib/paddock/paddock-shim /usr/lib/paddock/paddock-settings \
 	"/usr/lib/paddock/lima-guestagent.Linux-$(rpm -qp --qf '%{ARCH}' "$rpm")"; do
 	grep -qxF "$f" <<<"$files" && ok "rpm -qpl lists $f" || bad "rpm -qpl does not list $f"
 done

@@ -33,8 +33,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 	fi
 fi
 
-echo "quickstart: building paddock, its Lima helper and Lima's guest agent"
-go build -o . ./cmd/paddock ./cmd/paddock/paddock-lima
+echo "quickstart: building paddock, its Lima helpers and Lima's guest agent"
+go build -o . ./cmd/paddock ./cmd/paddock/paddock-lima ./cmd/paddock/paddock-shim
 go run ./platform/lima/build-guestagent -o .
 
 if curl -fsIL --max-time 15 -o /dev/null https://cloud.debian.org/images/cloud/; then

@@ -98,14 +98,14 @@ func TestTrayRunningApp(t *testing.T) {
 }
 
 // bootable makes the run's App boot the image guestimage/build.sh builds:
-// paddock-lima and Lima's guest agent beside paddock, where the daemon
+// paddock-lima, paddock-shim and Lima's guest agent beside paddock, where the daemon
 // finds them, and the image as PADDOCK_APP_IMAGE.
 func (e *e2e) bootable() {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
 	defer cancel()
 	dir := filepath.Dir(e.bin)
-	if err := paddocktest.Build(dir, paddocktest.Helper); err != nil {
+	if err := paddocktest.Build(dir, paddocktest.Helper, paddocktest.Shim); err != nil {
 		e.t.Fatal(err)
 	}
 	if _, err := lima.BuildGuestAgent(ctx, "go", "../..", dir, limayaml.X8664); err != nil {

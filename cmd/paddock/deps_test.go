@@ -47,6 +47,27 @@ func TestTheHelperLinksLimasHostAgent(t *testing.T) {
 	}
 }
 
+// shimDeps are the packages besides the standard library that paddock-shim
+// may link: its two helpers' and what they need.
+var shimDeps = regexp.MustCompile(`^(golang\.org/x/sys/unix|paddock\.dev/paddock/(cmd/paddock/(argv0|paddock-shim)|platform/qemu|platform/lima/(sshshim|bootwatch)|core/atomicfile))$`)
+
+// A host agent runs paddock-shim a dozen times one after the other at each
+// start and resume of a VM: it stays a binary that starts in a few
+// milliseconds, linking nothing with initialisers of weight.
+func TestTheShimLinksOnlyItsHelpers(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./paddock-shim")
+	cmd.Env = append(os.Environ(), "GOOS=linux", "CGO_ENABLED=0")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./paddock-shim: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if !shimDeps.MatchString(p) {
+			t.Errorf("paddock-shim links %s; it keeps to the QEMU wrapper's and the ssh shim's packages (platform/qemu, platform/lima/sshshim)", p)
+		}
+	}
+}
+
 // controllers are the packages of the daemon's controllers: the clients
 // (the CLI's commands, the tray, the Go client) learn the resources' facts
 // from core/resource and api/wire, and reach the controllers through the

@@ -68,7 +68,7 @@ func (d *Driver) qemuEnv(accel string, arch limayaml.Arch) ([]string, error) {
 		return nil, err
 	}
 	link := filepath.Join(d.LimaHome, "_paddock", "bin", "qemu-system-"+arch)
-	if err := linkExecutable(d.Executable, link); err != nil {
+	if err := linkExecutable(d.shimExecutable(), link); err != nil {
 		return nil, err
 	}
 	return []string{

@@ -41,13 +41,15 @@
 // kvm or tcg; auto probes whether KVM really runs a guest, see
 // platform/qemu), records it for Describe, and prepares the host agent's
 // environment: for a native-architecture guest, Lima's QEMU driver is
-// pointed at the paddock binary under the name qemu-system-ARCH (the QEMU
+// pointed at paddock-shim under the name qemu-system-ARCH (the QEMU
 // wrapper, in platform/qemu), which adds a free-page-reporting balloon,
 // rewrites Lima's KVM arguments for TCG when TCG was chosen, and execs the
-// real QEMU; and the paddock binary comes first on its PATH as ssh (ExecSSH),
-// so that Lima's 10-second SSH check passes as soon as the guest answers.
-// The paddock binary dispatches on its invocation name to these helpers
-// before any command runs (cmd/paddock/cli/argv0_linux.go).
+// real QEMU; and paddock-shim comes first on its PATH as ssh (the ssh shim,
+// platform/lima/sshshim), so that Lima's 10-second SSH check passes as soon
+// as the guest answers. paddock-shim is a small binary of these two
+// helpers only, which dispatches on its invocation name
+// (cmd/paddock/argv0); where it is not installed, the links point to the
+// paddock binary, which holds them too.
 //
 // The daemon's binary links none of Lima's host agent, instance, cidata
 // and VM driver packages, whose initialisers would keep megabytes of it

@@ -144,8 +144,10 @@ func newE2E(tmp string) (*e2e, error) {
 		return nil, err
 	}
 	env := &e2e{tmp: tmp}
+	// The host agents run paddock-shim, beside the paddock binary, as the
+	// QEMU wrapper and the ssh shim.
 	bin := filepath.Join(tmp, "bin", "paddock")
-	if _, err := output(ctx, root, "go", "build", "-o", bin, "./cmd/paddock"); err != nil {
+	if _, err := output(ctx, root, "go", "build", "-o", filepath.Dir(bin)+string(filepath.Separator), "./cmd/paddock", "./cmd/paddock/paddock-shim"); err != nil {
 		return env, err
 	}
 	// The daemon (here: this test binary) finds the guest agent beside its

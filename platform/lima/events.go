@@ -16,6 +16,8 @@ import (
 	"github.com/lima-vm/lima/pkg/hostagent/events"
 	"github.com/lima-vm/lima/pkg/limayaml"
 	"github.com/lima-vm/lima/pkg/store/filenames"
+
+	"paddock.dev/paddock/platform/lima/bootwatch"
 )
 
 // Event is a status report of a host agent, as it prints them on its
@@ -116,9 +118,9 @@ func (d *Driver) waitRunning(ctx context.Context, name string) error {
 		}
 		result <- err
 	}()
-	console := &consoleWatch{path: filepath.Join(inst.Dir, filenames.SerialLog)}
+	console := &bootwatch.Console{Path: filepath.Join(inst.Dir, filenames.SerialLog)}
 	if st, err := os.Stat(filepath.Join(inst.Dir, filenames.HostAgentPID)); err == nil {
-		console.notBefore = st.ModTime()
+		console.NotBefore = st.ModTime()
 	}
 	tick := time.NewTicker(livenessPoll)
 	defer tick.Stop()
@@ -139,7 +141,7 @@ func (d *Driver) waitRunning(ctx context.Context, name string) error {
 			if p.driverPID != 0 && !p.driverAlive {
 				return d.startError(name, "the VM process died", nil)
 			}
-			if lines, failed := console.check(); failed != "" {
+			if lines, failed := console.Check(); failed != "" {
 				return &StartError{Name: name, Reason: failed, Tail: lines}
 			}
 		}

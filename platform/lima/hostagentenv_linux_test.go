@@ -9,6 +9,7 @@ import (
 
 	"github.com/lima-vm/lima/pkg/limayaml"
 
+	"paddock.dev/paddock/platform/lima/sshshim"
 	"paddock.dev/paddock/platform/qemu"
 )
 
@@ -73,10 +74,10 @@ func TestHostAgentEnv(t *testing.T) {
 			if target, err := os.Readlink(filepath.Join(path[0], "ssh")); err != nil || target != d.Executable {
 				t.Errorf("the ssh shim links to %q (%v), want %s", target, err, d.Executable)
 			}
-			if m[EnvRealSSH] != filepath.Join(bin, "ssh") {
-				t.Errorf("%s=%q, want the ssh on PATH", EnvRealSSH, m[EnvRealSSH])
+			if m[sshshim.EnvRealSSH] != filepath.Join(bin, "ssh") {
+				t.Errorf("%s=%q, want the ssh on PATH", sshshim.EnvRealSSH, m[sshshim.EnvRealSSH])
 			}
-			if os.Getenv("PATH") != bin || os.Getenv("QEMU_SYSTEM_X86_64") != "" || os.Getenv(EnvRealSSH) != "" {
+			if os.Getenv("PATH") != bin || os.Getenv("QEMU_SYSTEM_X86_64") != "" || os.Getenv(sshshim.EnvRealSSH) != "" {
 				t.Error("preparing a host agent's environment changed this process's")
 			}
 		})
@@ -99,5 +100,46 @@ func TestHostAgentEnvForeignArch(t *testing.T) {
 		return strings.HasPrefix(kv, "QEMU_SYSTEM_") || strings.HasPrefix(kv, qemu.EnvReal+"=")
 	}) {
 		t.Errorf("a foreign-architecture guest's host agent gets the QEMU wrapper: %q", env)
+	}
+}
+
+// Where paddock-shim is installed beside paddock, the QEMU wrapper's and
+// the ssh shim's links point to it; where it is not (a build of paddock
+// alone), to paddock, and a link made before follows.
+func TestHelperLinksTakePaddockShimWhereInstalled(t *testing.T) {
+	fakePrograms(t)
+	dir := t.TempDir()
+	exe, shim := filepath.Join(dir, "paddock"), filepath.Join(dir, ShimName)
+	for _, f := range []string{exe, shim} {
+		if err := os.WriteFile(f, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := &Driver{LimaHome: t.TempDir(), Executable: exe}
+	links := func() []string {
+		t.Helper()
+		env, err := d.hostAgentEnv(string(qemu.AccelTCG), "x86_64")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := envMap(env)
+		var targets []string
+		for _, link := range []string{m["QEMU_SYSTEM_X86_64"], filepath.Join(filepath.SplitList(m["PATH"])[0], "ssh")} {
+			target, err := os.Readlink(link)
+			if err != nil {
+				t.Fatal(err)
+			}
+			targets = append(targets, target)
+		}
+		return targets
+	}
+	if got := links(); got[0] != shim || got[1] != shim {
+		t.Fatalf("with paddock-shim installed the links point to %q, want %s", got, shim)
+	}
+	if err := os.Remove(shim); err != nil {
+		t.Fatal(err)
+	}
+	if got := links(); got[0] != exe || got[1] != exe {
+		t.Fatalf("without paddock-shim the links point to %q, want %s", got, exe)
 	}
 }

@@ -34,3 +34,22 @@ func linkExecutable(executable, link string) error {
 	}
 	return os.Rename(tmp, link)
 }
+
+// ShimName is paddock-shim, the small binary that Lima's host agents run
+// as the QEMU wrapper and the ssh shim (cmd/paddock/paddock-shim).
+const ShimName = "paddock-shim"
+
+// shimExecutable is what the QEMU wrapper's and the ssh shim's links point
+// to: paddock-shim where it is installed, as paddock-lima is (beside the
+// paddock binary, or in ../lib/paddock or ../libexec/paddock), else the
+// paddock binary itself, which holds the same two helpers but takes some
+// 40 ms more to start each time a host agent runs one.
+func (d *Driver) shimExecutable() string {
+	for _, dir := range helperDirs(d.Executable) {
+		p := filepath.Join(dir, ShimName)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p
+		}
+	}
+	return d.Executable
+}

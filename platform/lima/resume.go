@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/lima-vm/lima/pkg/store/filenames"
+
+	"paddock.dev/paddock/platform/lima/bootwatch"
 )
 
 // WaitRunning follows the start that Start began until the machine runs
@@ -86,7 +88,7 @@ func (d *Driver) afterResume(ctx context.Context, inst Instance) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	master, stop := context.WithTimeout(ctx, masterWait)
-	waitForFile(master, filepath.Join(inst.Dir, filenames.SSHSock))
+	bootwatch.WaitForFile(master, filepath.Join(inst.Dir, filenames.SSHSock))
 	stop()
 	if err := d.guestRunAtHostTime(ctx, inst, afterResumeScript); err != nil {
 		return fmt.Errorf("after resuming: %w", err)
@@ -100,31 +102,6 @@ func (d *Driver) afterResume(ctx context.Context, inst Instance) error {
 // masterWait bounds how long afterResume waits for the host agent's ssh
 // master before it logs in on its own.
 const masterWait = 20 * time.Second
-
-// waitPoll is how often pollUntil asks.
-const waitPoll = 100 * time.Millisecond
-
-// pollUntil returns once done reports true, asked at once and then every
-// waitPoll, or when ctx ends.
-func pollUntil(ctx context.Context, done func() bool) {
-	tick := time.NewTicker(waitPoll)
-	defer tick.Stop()
-	for !done() {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
-}
-
-// waitForFile returns once path exists, or when ctx ends.
-func waitForFile(ctx context.Context, path string) {
-	pollUntil(ctx, func() bool {
-		_, err := os.Stat(path)
-		return err == nil
-	})
-}
 
 // afterResumeScript runs as root in a guest that resumed, once its clock
 // is the host's. The folders are those unmountForSaveScript recorded, in

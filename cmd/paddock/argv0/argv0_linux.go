@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"paddock.dev/paddock/platform/lima"
+	"paddock.dev/paddock/platform/lima/sshshim"
 	"paddock.dev/paddock/platform/qemu"
 )
 
@@ -15,7 +15,7 @@ import (
 //     returns the pages they free and runs them under TCG where Lima
 //     would ask for KVM and Paddock chose TCG (see platform/qemu);
 //   - ssh: the ssh shim, which waits for the guest's SSH server before
-//     running ssh (see platform/lima).
+//     running ssh (see platform/lima/sshshim).
 //
 // It must run before any command parses flags, since the helpers' flags
 // are QEMU's and ssh's. When the real program cannot be run, it says why
@@ -25,8 +25,8 @@ func Run() {
 	switch {
 	case qemu.IsWrapperName(os.Args[0]):
 		err = qemu.ExecWrapper(os.Args[1:])
-	case lima.IsSSHShimName(os.Args[0]):
-		err = lima.ExecSSH(os.Args[1:])
+	case sshshim.IsName(os.Args[0]):
+		err = sshshim.Exec(os.Args[1:])
 	default:
 		return
 	}

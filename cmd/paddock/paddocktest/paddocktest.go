@@ -18,10 +18,10 @@ import (
 	"testing"
 )
 
-// Main builds the paddock binary and paddock-lima beside it (see Build)
-// into a temporary directory, stores the paddock binary's path in *bin,
-// runs the tests and exits with their code. The directory and whatever
-// cleanup names are removed first.
+// Main builds the paddock binary, and paddock-lima and paddock-shim beside
+// it (see Build), into a temporary directory, stores the paddock binary's
+// path in *bin, runs the tests and exits with their code. The directory
+// and whatever cleanup names are removed first.
 func Main(m *testing.M, bin *string, cleanup func()) {
 	dir, err := os.MkdirTemp("", "paddock-bin")
 	if err != nil {
@@ -29,7 +29,7 @@ func Main(m *testing.M, bin *string, cleanup func()) {
 		os.Exit(1)
 	}
 	*bin = filepath.Join(dir, "paddock")
-	if err := Build(dir, Paddock, Helper); err != nil {
+	if err := Build(dir, Paddock, Helper, Shim); err != nil {
 		fmt.Fprintln(os.Stderr, "build paddock:", err)
 		os.RemoveAll(dir)
 		os.Exit(1)
@@ -42,14 +42,16 @@ func Main(m *testing.M, bin *string, cleanup func()) {
 	os.Exit(code)
 }
 
-// The main packages of the paddock binary and of paddock-lima.
+// The main packages of the paddock binary, of paddock-lima and of
+// paddock-shim.
 const (
 	Paddock = "paddock.dev/paddock/cmd/paddock"
 	Helper  = "paddock.dev/paddock/cmd/paddock/paddock-lima"
+	Shim    = "paddock.dev/paddock/cmd/paddock/paddock-shim"
 )
 
 // Build builds the main packages pkgs into dir, each under its own name;
-// the daemon finds paddock-lima beside the paddock binary.
+// the daemon finds paddock-lima and paddock-shim beside the paddock binary.
 func Build(dir string, pkgs ...string) error {
 	build := exec.Command("go", append([]string{"build", "-o", dir + string(filepath.Separator)}, pkgs...)...)
 	build.Stderr = os.Stderr

@@ -1,4 +1,4 @@
-package lima
+package bootwatch
 
 import (
 	"bufio"
@@ -25,14 +25,17 @@ const initFailedMarker = "lima-init: failed (exit "
 // initDoneMarker is the line the guest image's lima-init prints on the
 // console when it has applied the cidata: the user, the network, the host
 // folders. The image's sshd starts after it, so no SSH connection made
-// before it can reach an sshd (see the ssh shim's waitForInit).
+// before it can reach an sshd (see platform/lima/sshshim).
 const initDoneMarker = "lima-init: done"
 
-// Why a boot is known to have failed, as a StartError's reason.
+// Why a boot is known to have failed, as Console.Check says it.
 const (
-	reasonPanicked   = "the guest's kernel panicked"
-	reasonInitFailed = "the guest's lima-init failed, so SSH will not come up"
+	ReasonPanicked   = "the guest's kernel panicked"
+	ReasonInitFailed = "the guest's lima-init failed, so SSH will not come up"
 )
+
+// readMax is how much of the log one Check reads.
+const readMax = 64 << 10
 
 // panicContext is how many console lines before the failure a StartError
 // keeps: they usually say what went wrong ("VFS: Unable to mount root fs",
@@ -44,30 +47,34 @@ const panicContext = 3
 // process that wrote it ("[   22.31] lima-init[231]: ").
 var linePrefix = regexp.MustCompile(`^(\[\s*\d+\.\d+\]\s*)?([\w@.-]+\[\d+\]:\s*)?`)
 
-// consoleWatch follows a guest's serial console log, which QEMU writes
-// afresh at each boot, for a kernel panic or a failed lima-init, and for
+// Console follows a guest's serial console log, which QEMU writes afresh
+// at each boot, for a kernel panic or a failed lima-init, and for
 // lima-init's end. Until QEMU has started, the log is the previous boot's:
-// a log last written before notBefore (when this boot's host agent
+// a log last written before NotBefore (when this boot's host agent
 // started) is not read.
-type consoleWatch struct {
-	path      string
-	notBefore time.Time
-	initDone  bool // the log showed initDoneMarker
+type Console struct {
+	Path      string    // the log, Lima's serial.log
+	NotBefore time.Time // this boot's start, if known
+	initDone  bool      // the log showed initDoneMarker
 	offset    int64
 	last      []string // the last complete lines read, at most panicContext
 	rest      []byte   // a line not yet complete
 }
 
-// check reads what the console got since the last check and, once the
-// boot failed, returns why and the lines up to and including the failure.
-func (w *consoleWatch) check() (lines []string, failed string) {
-	f, err := os.Open(w.path)
+// InitDone reports whether the log read so far showed lima-init's end.
+func (w *Console) InitDone() bool { return w.initDone }
+
+// Check reads what the console got since the last check and, once the
+// boot failed, returns why (ReasonPanicked, ReasonInitFailed) and the
+// lines up to and including the failure.
+func (w *Console) Check() (lines []string, failed string) {
+	f, err := os.Open(w.Path)
 	if err != nil {
 		return nil, "" // not written yet
 	}
 	defer f.Close()
 	st, err := f.Stat()
-	if err != nil || st.ModTime().Before(w.notBefore) {
+	if err != nil || st.ModTime().Before(w.NotBefore) {
 		return nil, ""
 	}
 	if st.Size() < w.offset {
@@ -77,7 +84,7 @@ func (w *consoleWatch) check() (lines []string, failed string) {
 	if _, err := f.Seek(w.offset, io.SeekStart); err != nil {
 		return nil, ""
 	}
-	data, err := io.ReadAll(io.LimitReader(f, tailBytes))
+	data, err := io.ReadAll(io.LimitReader(f, readMax))
 	if err != nil {
 		return nil, ""
 	}
@@ -93,10 +100,10 @@ func (w *consoleWatch) check() (lines []string, failed string) {
 			continue
 		}
 		if i := strings.Index(line, panicMarker); i >= 0 {
-			return append(w.last, line[i:]), reasonPanicked
+			return append(w.last, line[i:]), ReasonPanicked
 		}
 		if i := strings.Index(line, initFailedMarker); i >= 0 {
-			return append(w.last, line[i:]), reasonInitFailed
+			return append(w.last, line[i:]), ReasonInitFailed
 		}
 		w.initDone = w.initDone || line == initDoneMarker
 		w.last = append(w.last, line)

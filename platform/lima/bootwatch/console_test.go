@@ -1,4 +1,4 @@
-package lima
+package bootwatch
 
 import (
 	"os"
@@ -10,10 +10,10 @@ import (
 	"github.com/lima-vm/lima/pkg/store/filenames"
 )
 
-func TestConsoleWatchFindsPanic(t *testing.T) {
+func TestConsoleFindsPanic(t *testing.T) {
 	path := filepath.Join(t.TempDir(), filenames.SerialLog)
-	w := &consoleWatch{path: path}
-	if _, failed := w.check(); failed != "" {
+	w := &Console{Path: path}
+	if _, failed := w.Check(); failed != "" {
 		t.Fatal("a missing log panicked")
 	}
 	appendTo := func(s string) {
@@ -28,13 +28,13 @@ func TestConsoleWatchFindsPanic(t *testing.T) {
 		f.Close()
 	}
 	appendTo("[    0.000000] Linux version 6.1.0\n[    1.1] booting\ninitramfs: no device LABEL=x\n[    1.607102] Kernel pan")
-	if _, failed := w.check(); failed != "" {
+	if _, failed := w.Check(); failed != "" {
 		t.Fatal("a boot without a complete panic line panicked")
 	}
 	appendTo("ic - not syncing: Attempted to kill init! exitcode=0x00000100\n[    1.6] CPU: 0 PID: 1\n")
-	lines, failed := w.check()
+	lines, failed := w.Check()
 	want := []string{"Linux version 6.1.0", "booting", "initramfs: no device LABEL=x", "Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000100"}
-	if failed != reasonPanicked || !slices.Equal(lines, want) {
+	if failed != ReasonPanicked || !slices.Equal(lines, want) {
 		t.Fatalf("check = %q, %q; want %q", lines, failed, want)
 	}
 
@@ -42,14 +42,14 @@ func TestConsoleWatchFindsPanic(t *testing.T) {
 	if err := os.WriteFile(path, []byte("[    0.0] Linux\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if lines, failed := w.check(); failed != "" {
+	if lines, failed := w.Check(); failed != "" {
 		t.Fatalf("a new boot's log failed: %q", lines)
 	}
 }
 
 // Until QEMU starts, the log is the previous boot's, which may end in a
 // panic: it is not read.
-func TestConsoleWatchSkipsThePreviousBootsLog(t *testing.T) {
+func TestConsoleSkipsThePreviousBootsLog(t *testing.T) {
 	path := filepath.Join(t.TempDir(), filenames.SerialLog)
 	if err := os.WriteFile(path, []byte("Kernel panic - not syncing: an earlier boot\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -58,14 +58,14 @@ func TestConsoleWatchSkipsThePreviousBootsLog(t *testing.T) {
 	if err := os.Chtimes(path, old, old); err != nil {
 		t.Fatal(err)
 	}
-	w := &consoleWatch{path: path, notBefore: time.Now().Add(-time.Second)}
-	if lines, failed := w.check(); failed != "" {
+	w := &Console{Path: path, NotBefore: time.Now().Add(-time.Second)}
+	if lines, failed := w.Check(); failed != "" {
 		t.Fatalf("the previous boot's log was read: %q", lines)
 	}
 	if err := os.WriteFile(path, []byte("Kernel panic - not syncing: this boot\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if lines, failed := w.check(); failed != reasonPanicked || lines[0] != "Kernel panic - not syncing: this boot" {
+	if lines, failed := w.Check(); failed != ReasonPanicked || lines[0] != "Kernel panic - not syncing: this boot" {
 		t.Fatalf("this boot's panic: %q, %q", lines, failed)
 	}
 }
@@ -74,7 +74,7 @@ func TestConsoleWatchSkipsThePreviousBootsLog(t *testing.T) {
 // the console through journald; systemd's own line, coloured and cut to the
 // console's width, is not what is matched. SSH will not come up, so the
 // boot fails now.
-func TestConsoleWatchFindsAFailedLimaInit(t *testing.T) {
+func TestConsoleFindsAFailedLimaInit(t *testing.T) {
 	path := filepath.Join(t.TempDir(), filenames.SerialLog)
 	log := "[    2.100000] systemd[1]: Starting lima-init.service - Apply Lima's cidata (user, ssh keys, hostname, mounts)...\n" +
 		"         Starting \x1b[0;1;39mlima-init.service\x1b[0m - Apply Lima's cidata (user, ssh keys, hostname, mounts)...\n" +
@@ -84,8 +84,8 @@ func TestConsoleWatchFindsAFailedLimaInit(t *testing.T) {
 	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lines, failed := (&consoleWatch{path: path}).check()
-	if failed != reasonInitFailed ||
+	lines, failed := (&Console{Path: path}).Check()
+	if failed != ReasonInitFailed ||
 		!slices.Contains(lines, "lima-init: cannot mount the host folder /home/u (mount0, 9p): mount: /home/u: bad option.") ||
 		lines[len(lines)-1] != "lima-init: failed (exit 1)" {
 		t.Fatalf("check = %q, %q", lines, failed)
