@@ -89,16 +89,26 @@ func helperDirs(exe string) []string {
 // FindHelper returns the path of paddock-lima for the paddock executable
 // exe, or an error naming every place it looked.
 func FindHelper(exe string) (string, error) {
-	var looked []string
-	for _, dir := range helperDirs(exe) {
-		p := filepath.Clean(filepath.Join(dir, helperFile()))
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p, nil
-		}
-		looked = append(looked, p)
+	p, looked := findInHelperDirs(exe, helperFile())
+	if p != "" {
+		return p, nil
 	}
 	return "", fmt.Errorf("%s, which creates, starts and deletes VMs, is missing: looked for %s; install it beside %s (it is built from ./cmd/paddock/paddock-lima)",
 		HelperName, strings.Join(looked, ", "), filepath.Base(exe))
+}
+
+// findInHelperDirs returns the first file named file in helperDirs(exe),
+// or "", and the paths it looked at before.
+func findInHelperDirs(exe, file string) (string, []string) {
+	var looked []string
+	for _, dir := range helperDirs(exe) {
+		p := filepath.Clean(filepath.Join(dir, file))
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p, looked
+		}
+		looked = append(looked, p)
+	}
+	return "", looked
 }
 
 // helper is the path of paddock-lima: Helper, or else the one FindHelper

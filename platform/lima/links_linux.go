@@ -45,11 +45,8 @@ const ShimName = "paddock-shim"
 // paddock binary itself, which holds the same two helpers but takes some
 // 40 ms more to start each time a host agent runs one.
 func (d *Driver) shimExecutable() string {
-	for _, dir := range helperDirs(d.Executable) {
-		p := filepath.Join(dir, ShimName)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			return p
-		}
+	if p, _ := findInHelperDirs(d.Executable, ShimName); p != "" {
+		return p
 	}
 	return d.Executable
 }
