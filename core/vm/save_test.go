@@ -60,11 +60,7 @@ func TestSaveThatFailsShutsDownAndSaysWhy(t *testing.T) {
 
 func TestColdSpecShutsDownAndBoots(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.saving = true
-	e.start()
-	key := e.createVM("dev", true)
-	e.running(key)
+	e, key := runningOnASavingDriver(t)
 
 	// A stop with spec.cold shuts down, saving nothing.
 	e.patch(key, map[string]any{"spec": map[string]any{"running": false, "cold": true}})
@@ -130,11 +126,7 @@ func TestShutdownSavesWhatAStopWouldSave(t *testing.T) {
 // saved.
 func TestRestartBootsAndSaysWhy(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.saving = true
-	e.start()
-	key := e.createVM("dev", true)
-	e.running(key)
+	e, key := runningOnASavingDriver(t)
 
 	e.annotate(key, resource.AnnotationRestartRequested)
 	v := e.waitFor(key, "restarted", func(v *resource.VM) bool {
@@ -154,4 +146,16 @@ func TestRestartBootsAndSaysWhy(t *testing.T) {
 	if n := e.fd.Count(vmtest.Save, "dev"); n != 0 {
 		t.Errorf("a restart saved the machine's state %d times, want a shutdown", n)
 	}
+}
+
+// runningOnASavingDriver starts a controller whose driver saves states, and
+// on it the VM dev, running.
+func runningOnASavingDriver(t *testing.T) (*env, resource.Key) {
+	t.Helper()
+	e := newEnv(t)
+	e.saving = true
+	e.start()
+	key := e.createVM("dev", true)
+	e.running(key)
+	return e, key
 }
