@@ -223,36 +223,57 @@ func waitAwake(ctx context.Context, st store.Store, from *resource.App) error {
 		if done, err := awake(a); done || err != nil {
 			return err
 		}
-		rv, _ := strconv.ParseInt(a.Metadata.ResourceVersion, 10, 64)
-		w, err := st.Watch(ctx, store.WatchOptions{ListOptions: store.ListOptions{Kind: resource.KindApp}, ResourceVersion: rv})
-		if resource.ReasonOf(err) == resource.ReasonGone {
-			// A revision the store's watches have not caught up with yet
-			// (on PostgreSQL a write's answer can come first), or one
-			// too old: after a moment, read the App anew.
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(20 * time.Millisecond):
-			}
-			err = errWatchEnded
-		} else if err != nil {
-			return err
-		} else {
-			a, err = nextApp(ctx, w)
-			w.Stop()
-		}
-		if errors.Is(err, errWatchEnded) {
-			// Too slow, or a revision too old: read the App anew.
-			obj, gerr := st.Get(ctx, resource.KeyOf(from))
-			if gerr != nil {
-				return gerr
-			}
-			a, err = obj.(*resource.App), nil
-		}
+		rv := revision(a)
+		next, err := nextAppAfter(ctx, st, from, rv)
 		if err != nil {
 			return err
 		}
+		// A read can lag a write the store already answered (on
+		// PostgreSQL, as its watches can): an App older than the one seen
+		// is no news, and seen as suspended still it would end the wait.
+		if revision(next) >= rv {
+			a = next
+		}
 	}
+}
+
+// revision is a's resourceVersion as a number.
+func revision(a *resource.App) int64 {
+	rv, _ := strconv.ParseInt(a.Metadata.ResourceVersion, 10, 64)
+	return rv
+}
+
+// nextAppAfter returns the App from as the store next shows it after
+// revision rv: from a watch, or read anew when the watch cannot serve.
+func nextAppAfter(ctx context.Context, st store.Store, from *resource.App, rv int64) (*resource.App, error) {
+	w, err := st.Watch(ctx, store.WatchOptions{ListOptions: store.ListOptions{Kind: resource.KindApp}, ResourceVersion: rv})
+	var a *resource.App
+	switch {
+	case resource.ReasonOf(err) == resource.ReasonGone:
+		// A revision the store's watches have not caught up with yet (on
+		// PostgreSQL a write's answer can come first), or one too old:
+		// after a moment, read the App anew.
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+		err = errWatchEnded
+	case err != nil:
+		return nil, err
+	default:
+		a, err = nextApp(ctx, w)
+		w.Stop()
+	}
+	if errors.Is(err, errWatchEnded) {
+		// Too slow, or a revision too old: read the App anew.
+		obj, gerr := st.Get(ctx, resource.KeyOf(from))
+		if gerr != nil {
+			return nil, gerr
+		}
+		return obj.(*resource.App), nil
+	}
+	return a, err
 }
 
 var errWatchEnded = errors.New("the watch ended")
