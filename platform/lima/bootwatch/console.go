@@ -47,6 +47,14 @@ const panicContext = 3
 // process that wrote it ("[   22.31] lima-init[231]: ").
 var linePrefix = regexp.MustCompile(`^(\[\s*\d+\.\d+\]\s*)?([\w@.-]+\[\d+\]:\s*)?`)
 
+// statusLine matches systemd's coloured status lines on the console
+// ("[  OK  ] Started …", "[FAILED] Failed to start …", "[DEPEND] …"). They
+// say which units started or failed, never why, and come in bursts: a
+// failed lima-init is followed by one for each unit that needed it, which
+// can reach the console before lima-init's own last line. They are not
+// kept as the lines before a failure.
+var statusLine = regexp.MustCompile(`^\[(\x1b\[[0-9;]*m)?\s*[A-Z]+\s*(\x1b\[[0-9;]*m)?\]`)
+
 // Console follows a guest's serial console log, which QEMU writes afresh
 // at each boot, for a kernel panic or a failed lima-init, and for
 // lima-init's end. Until QEMU has started, the log is the previous boot's:
@@ -106,6 +114,9 @@ func (w *Console) Check() (lines []string, failed string) {
 			return append(w.last, line[i:]), ReasonInitFailed
 		}
 		w.initDone = w.initDone || line == initDoneMarker
+		if statusLine.MatchString(line) {
+			continue
+		}
 		w.last = append(w.last, line)
 		if len(w.last) > panicContext {
 			w.last = w.last[1:]

@@ -91,3 +91,24 @@ func TestConsoleFindsAFailedLimaInit(t *testing.T) {
 		t.Fatalf("check = %q, %q", lines, failed)
 	}
 }
+
+// systemd's status lines for the units that needed lima-init can reach the
+// console between lima-init's reason and its last line, as journald
+// forwards lima-init's lines later: the reason stays among the lines kept.
+func TestConsoleKeepsLimaInitsReasonPastSystemdsStatusLines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), filenames.SerialLog)
+	log := "[   22.312345] lima-init[231]: lima-init: cannot mount the host folder /home/u (mount0, 9p): mount: /home/u: bad option.\n" +
+		"[\x1b[0;1;31mFAILED\x1b[0m] Failed to start \x1b[0;1;39mlima-init.…user, ssh keys, hostname, mounts).\n" +
+		"[\x1b[0;1;38;5;185mDEPEND\x1b[0m] Dependency failed for \x1b[0;1;39mlima…boot scripts from the cidata disk.\n" +
+		"[\x1b[0;1;38;5;185mDEPEND\x1b[0m] Dependency failed for \x1b[0;1;39mlima… agent before Lima's boot scripts.\n" +
+		"[  OK  ] Reached target multi-user.target.\n" +
+		"[   22.318001] lima-init[231]: lima-init: failed (exit 1)\n"
+	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines, failed := (&Console{Path: path}).Check()
+	want := []string{"lima-init: cannot mount the host folder /home/u (mount0, 9p): mount: /home/u: bad option.", "lima-init: failed (exit 1)"}
+	if failed != ReasonInitFailed || !slices.Equal(lines, want) {
+		t.Fatalf("check = %q, %q; want %q", lines, failed, want)
+	}
+}
