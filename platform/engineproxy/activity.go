@@ -21,13 +21,7 @@ type Activity struct {
 
 // Activity says how many clients are connected and when one was last
 // active.
-func (p *Proxy) Activity() Activity {
-	a := Activity{Connections: int(p.act.open.Load())}
-	if last := p.act.last.Load(); last != 0 {
-		a.Last = time.Unix(0, last)
-	}
-	return a
-}
+func (p *Proxy) Activity() Activity { return p.act.snapshot() }
 
 type activity struct {
 	open atomic.Int64
@@ -35,6 +29,14 @@ type activity struct {
 }
 
 func (a *activity) touch() { a.last.Store(time.Now().UnixNano()) }
+
+func (a *activity) snapshot() Activity {
+	out := Activity{Connections: int(a.open.Load())}
+	if last := a.last.Load(); last != 0 {
+		out.Last = time.Unix(0, last)
+	}
+	return out
+}
 
 // countingListener counts the connections it accepted until each closes.
 type countingListener struct {

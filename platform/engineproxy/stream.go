@@ -1,0 +1,179 @@
+package engineproxy
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+)
+
+// Stream serves a socket in front of the engine's as a byte stream, for
+// an engine whose protocol the daemon need not read (containerd's gRPC):
+// each client connection is relayed to a connection of its own to the
+// engine, dialed when the client connects, waking the App first when the
+// engine does not answer. A client the engine cannot be reached for is
+// disconnected at once (gRPC calls it unavailable).
+type Stream struct {
+	// Engine is the path of the socket that reaches the engine: Lima's
+	// forward of the guest's.
+	Engine string
+	// Wake, when set, is called when the engine does not answer, before
+	// the stream dials it once more; it returns when the engine should
+	// answer, or why it will not. One runs at a time.
+	Wake func(ctx context.Context) error
+	// Client names the engine's clients in the log: "a containerd
+	// client" when empty.
+	Client string
+	// Logger takes the stream's own log; slog.Default() when nil.
+	Logger *slog.Logger
+
+	act activity
+}
+
+// Activity says how many clients are connected and when one last
+// connected or left.
+func (s *Stream) Activity() Activity { return s.act.snapshot() }
+
+func (s *Stream) logger() *slog.Logger {
+	if s.Logger != nil {
+		return s.Logger
+	}
+	return slog.Default()
+}
+
+// Serve listens on the Unix socket path socket (mode 0600; a stale file
+// there is replaced) and relays its connections until ctx ends; then it
+// removes the socket, lets the connections run for a moment, and cuts
+// them. A socket removed or replaced meanwhile is made again within
+// seconds.
+func (s *Stream) Serve(ctx context.Context, socket string) error {
+	client := s.Client
+	if client == "" {
+		client = "a containerd client"
+	}
+	base, cutOff := context.WithCancel(context.Background())
+	r := &relay{w: newWaker(s.Engine, s.Wake, s.logger(), client), base: base, cutOff: cutOff, listeners: map[net.Listener]bool{}}
+	return serveSocket(ctx, socket, r, &s.act, s.logger(), "engine")
+}
+
+// relay is a Stream's server: it relays every connection its listeners
+// accept, until it is shut down.
+type relay struct {
+	w      *waker
+	base   context.Context // ends every relayed connection when cancelled
+	cutOff context.CancelFunc
+	conns  sync.WaitGroup
+
+	mu        sync.Mutex
+	closed    bool
+	listeners map[net.Listener]bool
+}
+
+func (r *relay) Serve(l net.Listener) error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		l.Close()
+		return http.ErrServerClosed
+	}
+	r.listeners[l] = true
+	r.conns.Add(1) // the accept loop, so that Shutdown waits for its last Add
+	r.mu.Unlock()
+	defer r.conns.Done()
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			r.mu.Lock()
+			closed := r.closed
+			delete(r.listeners, l)
+			r.mu.Unlock()
+			if closed {
+				return http.ErrServerClosed
+			}
+			return err
+		}
+		r.conns.Add(1)
+		go func() {
+			defer r.conns.Done()
+			r.pass(c)
+		}()
+	}
+}
+
+// pass relays client to a new connection to the engine until both sides
+// ended (each one's end of input passed on as a half close), either
+// failed, or the relay is cut off.
+func (r *relay) pass(client net.Conn) {
+	defer client.Close()
+	engine, err := r.w.dial(r.base)
+	if err != nil {
+		r.w.log.Debug(r.w.client+" found no engine", "engine", r.w.engine, "err", err)
+		return
+	}
+	defer engine.Close()
+	stop := context.AfterFunc(r.base, func() {
+		client.Close()
+		engine.Close()
+	})
+	defer stop()
+	failed := make(chan bool, 2)
+	copyHalf := func(dst, src net.Conn) {
+		_, err := io.Copy(dst, src)
+		if err == nil {
+			err = closeWrite(dst)
+		}
+		failed <- err != nil
+	}
+	go copyHalf(engine, client)
+	go copyHalf(client, engine)
+	for range 2 {
+		if <-failed {
+			return // the deferred closes end the other direction
+		}
+	}
+}
+
+// closeWrite ends c's output, keeping its input open.
+func closeWrite(c net.Conn) error {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return errors.ErrUnsupported
+}
+
+// close stops accepting connections.
+func (r *relay) close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+	for l := range r.listeners {
+		l.Close()
+	}
+}
+
+// Shutdown stops accepting and waits, until ctx ends, for the relayed
+// connections to end by themselves.
+func (r *relay) Shutdown(ctx context.Context) error {
+	r.close()
+	done := make(chan struct{})
+	go func() {
+		r.conns.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close stops accepting and cuts every relayed connection.
+func (r *relay) Close() error {
+	r.close()
+	r.cutOff()
+	return nil
+}
