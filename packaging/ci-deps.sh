@@ -11,7 +11,8 @@
 # ImageMagick's import for the window, xclip for the clipboard and a
 # private D-Bus session bus (dbus above) for the tray menu. The App's
 # end-to-end test talks to Docker in its VM with the host's docker CLI
-# (Debian ships it only in docker.io) and imports a busybox-static root
+# (Debian ships it only in docker.io), and to containerd with containerd's
+# ctr, and imports a busybox-static root
 # file system as an image made offline; the mount benchmark shares folders
 # by reverse-sshfs through the host's sftp-server. zip packs the Windows
 # zip (packaging/windows/zip.sh), which packaging/archives' test builds.
@@ -20,7 +21,7 @@ pkgs=(qemu-system-x86 qemu-utils openssh-client openssh-sftp-server shellcheck
 	systemd systemd-sysv libpam-systemd dbus dbus-user-session util-linux passwd dpkg lintian rpm rpmlint
 	gcc libc6-dev pkg-config libgl1-mesa-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev
 	xvfb libgl1-mesa-dri x11-utils xdotool imagemagick xclip
-	docker.io busybox-static zip)
+	docker.io containerd busybox-static zip)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -29,7 +30,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
 fi
-# Only docker.io's CLI is wanted: no engine on the host itself.
+# Only the CLIs are wanted: no engine on the host itself.
 if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
 	systemctl disable --now docker.service docker.socket containerd.service 2>/dev/null || true
 fi

@@ -89,9 +89,10 @@ type Options struct {
 	Metrics *metrics.Metrics
 	// Clients and Containers, when both are set, let an App whose
 	// spec.suspendWhenIdle is set suspend: Clients says what the
-	// engine's clients on the host do (the daemon's Docker socket, which
-	// also wakes the App through Wake), Containers whether a container
-	// runs. Without them the App never suspends.
+	// engine's clients on the host do (on the daemon's Docker and
+	// containerd sockets, which also wake the App through Wake),
+	// Containers whether a container runs. Without them the App never
+	// suspends.
 	Clients    func() ClientActivity
 	Containers Containers
 	// Now is the clock of the idle time; time.Now when nil.

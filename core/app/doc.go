@@ -12,13 +12,12 @@
 // The VM's template copy is the VM's own: the App never touches it.
 //
 // An App whose spec.suspendWhenIdle is set is suspended once, for that
-// long, no Docker client was connected to the daemon's socket and no
-// container ran: the controller marks it (resource.AnnotationSuspended,
-// in the store, so that a daemon that restarts keeps it suspended) and
-// stops its VM, which saves its state, while the App's spec.running stays
-// true; its Running condition says Suspended. Wake, which the daemon's
-// Docker socket calls when the engine does not answer, ends the suspension
-// and returns once the engine answers again; so does a start, and any
-// change of the App's spec. containerd's socket is the VM's forward, which
-// nothing wakes: an App running containerd is never suspended.
+// long, no client was connected to the daemon's socket of its engine
+// (Docker's or containerd's) and no container ran: the controller marks
+// it (resource.AnnotationSuspended, in the store, so that a daemon that
+// restarts keeps it suspended) and stops its VM, which saves its state,
+// while the App's spec.running stays true; its Running condition says
+// Suspended. Wake, which the daemon's engine sockets call when the engine
+// does not answer, ends the suspension and returns once the engine
+// answers again; so does a start, and any change of the App's spec.
 package app

@@ -32,7 +32,8 @@ type ClientActivity struct {
 }
 
 // Containers says whether a container runs in the engine (Docker's
-// GET /containers/json?limit=1 for moby).
+// GET /containers/json?limit=1 for moby, the tasks of every namespace for
+// containerd).
 type Containers interface {
 	AnyRunning(ctx context.Context, engine string) (bool, error)
 }
@@ -91,12 +92,10 @@ func (c *Controller) now() time.Time {
 }
 
 // suspends reports whether the App may be suspended when idle: it asks for
-// it, runs Docker (whose socket the daemon serves and so wakes it; nothing
-// wakes containerd, whose socket is Lima's forward itself), and the
-// controller can tell its clients and containers.
+// it, and the controller can tell its clients (whose connections wake it)
+// and containers.
 func (c *Controller) suspends(app *resource.App) bool {
-	return app.Spec.IdleTimeout() > 0 && app.Spec.ContainerEngine.Name == resource.EngineMoby &&
-		c.opts.Clients != nil && c.opts.Containers != nil
+	return app.Spec.IdleTimeout() > 0 && c.opts.Clients != nil && c.opts.Containers != nil
 }
 
 // checkIdle follows a running, settled App that suspends when idle: when
@@ -136,7 +135,7 @@ func (c *Controller) checkIdle(ctx context.Context, app *resource.App) (time.Dur
 	if idle := now.Sub(since); idle < limit {
 		return min(limit-idle, recheck), c.writeIdleSince(ctx, app, since)
 	}
-	c.log.Info("suspending the App: no Docker client and no running container", "for", now.Sub(since).Round(time.Second), "suspendWhenIdle", app.Spec.SuspendWhenIdle)
+	c.log.Info("suspending the App: no client of its engine and no running container", "engine", app.Spec.ContainerEngine.Name, "for", now.Sub(since).Round(time.Second), "suspendWhenIdle", app.Spec.SuspendWhenIdle)
 	// The idle time ends with the suspension, in memory and in the status,
 	// before the App says it is suspended: a wake that comes before this
 	// controller sees the suspension counts anew rather than from the old

@@ -43,6 +43,7 @@ type engineUse struct {
 	mu      sync.Mutex
 	clients app.ClientActivity
 	running bool
+	asked   string
 }
 
 func (u *engineUse) Activity() app.ClientActivity {
@@ -51,10 +52,18 @@ func (u *engineUse) Activity() app.ClientActivity {
 	return u.clients
 }
 
-func (u *engineUse) AnyRunning(context.Context, string) (bool, error) {
+func (u *engineUse) AnyRunning(_ context.Context, engine string) (bool, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	u.asked = engine
 	return u.running, nil
+}
+
+// askedAbout is the engine AnyRunning was last asked about.
+func (u *engineUse) askedAbout() string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.asked
 }
 
 func (u *engineUse) set(clients app.ClientActivity, running bool) {
@@ -155,7 +164,9 @@ func (e *idleEnv) suspended() *resource.App {
 			e.t.Fatalf("%s of a suspended App = %+v", typ, c)
 		}
 	}
-	if c := cond(a.Status.Conditions, resource.AppSettled); !strings.Contains(c.Message, "after 10s without a Docker client") || !strings.Contains(c.Message, "its state saved") {
+	engine := resource.EngineTitle(a.Spec.ContainerEngine.Name)
+	if c := cond(a.Status.Conditions, resource.AppSettled); !strings.Contains(c.Message, "after 10s without a "+engine+" client") ||
+		!strings.Contains(c.Message, "its state saved") || !strings.Contains(c.Message, "the next "+engine+" request") {
 		e.t.Fatalf("Settled = %+v", c)
 	}
 	if phase, _ := a.PhaseAndReason(); phase != resource.PhaseSuspended {
@@ -167,7 +178,7 @@ func (e *idleEnv) suspended() *resource.App {
 	if inst, _ := e.driver.Machine(resource.AppVMName); inst.Running {
 		e.t.Fatal("the suspended App's machine runs")
 	}
-	if got := e.hostCx.get(); got != resource.EngineMoby {
+	if got := e.hostCx.get(); got != a.Spec.ContainerEngine.Name && a.Spec.ContainerEngine.Name == resource.EngineMoby {
 		e.t.Fatalf("the docker context of a suspended App points at %q; a client must still find it to wake it", got)
 	}
 	return a
@@ -378,17 +389,39 @@ func TestStopAndStartOfASuspendedApp(t *testing.T) {
 	}
 }
 
-// Suspending is off by default, and for containerd, whose socket the
-// daemon does not serve, so that nothing could wake it.
-func TestAnAppIsNotSuspendedWhenOffOrForContainerd(t *testing.T) {
+// Suspending is off by default.
+func TestAnAppIsNotSuspendedWhenOff(t *testing.T) {
 	e := startIdle(t)
 	a := e.createApp(resource.AppSpec{Running: true, CPUs: 1, Memory: "1GiB"})
 	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
 	e.clock.advance(time.Hour)
 	e.staysRunning("suspendWhenIdle off")
+}
 
-	a = e.patchApp(`{"spec":{"suspendWhenIdle":"10s","containerEngine":{"name":"containerd"}}}`)
+// An App that runs containerd is suspended as one that runs Docker (the
+// daemon serves containerd's socket as well, which wakes it), and asked
+// about its containers by its engine's name.
+func TestAnAppRunningContainerdIsSuspendedAndWoken(t *testing.T) {
+	e := startIdle(t)
+	a := e.createApp(resource.AppSpec{Running: true, CPUs: 1, Memory: "1GiB", SuspendWhenIdle: "10s",
+		ContainerEngine: resource.ContainerEngine{Name: resource.EngineContainerd}})
 	e.waitSettled(a.Metadata.Generation, metav1.ConditionTrue, resource.ReasonRunning)
+	e.use.set(app.ClientActivity{}, true)
 	e.clock.advance(time.Hour)
-	e.staysRunning("containerd")
+	e.staysRunning("containerd with a task running")
+	e.use.set(app.ClientActivity{}, false)
+	e.clock.advance(11 * time.Second)
+	e.suspended()
+	if got := e.use.askedAbout(); got != resource.EngineContainerd {
+		t.Fatalf("the containers were asked of %q", got)
+	}
+	ctx, cancel := context.WithTimeout(e.ctx, 15*time.Second)
+	defer cancel()
+	if err := e.apps.Wake(ctx); err != nil {
+		t.Fatalf("Wake: %v", err)
+	}
+	e.waitApp("running again", func(a *resource.App) bool {
+		c := cond(a.Status.Conditions, resource.AppSettled)
+		return c.Status == metav1.ConditionTrue && c.Reason == resource.ReasonRunning
+	})
 }

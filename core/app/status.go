@@ -319,8 +319,9 @@ func suspendedMessage(app *resource.App, vm *resource.VM) string {
 	if c := runningCondition(vm); c != nil && c.Status == metav1.ConditionFalse && c.Message != "" {
 		how += " (" + c.Message + ")"
 	}
-	return "suspended after " + app.Spec.SuspendWhenIdle + " without a Docker client or a running container: " +
-		how + "; the next Docker request, or a start, wakes it"
+	engine := resource.EngineTitle(app.Spec.ContainerEngine.Name)
+	return "suspended after " + app.Spec.SuspendWhenIdle + " without a " + engine + " client or a running container: " +
+		how + "; the next " + engine + " request, or a start, wakes it"
 }
 
 func reasonOr(c *metav1.Condition, fallback string) string {

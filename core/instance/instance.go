@@ -60,7 +60,7 @@ const MachineNameRoom = 16
 // longestSocketName is the longest socket name in a Lima machine's
 // directory: Lima's filenames.LongestSock, ssh's control socket "ssh.sock"
 // with the 16 random bytes ssh appends while it creates it. The sockets in
-// the short directory itself (paddock.sock, docker.sock, containerd.sock)
+// the short directory itself (paddock.sock, docker.sock, vm-containerd.sock)
 // are shorter than "lima/" and a machine's directory and this name.
 const longestSocketName = "ssh.sock.1234567890123456"
 

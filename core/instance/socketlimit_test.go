@@ -29,7 +29,7 @@ func TestLongestSocketPath(t *testing.T) {
 		if got := p.LongestSocket(); got != want {
 			t.Errorf("LongestSocket(%s) = %s, want %s", name, got, want)
 		}
-		for _, s := range []string{p.Socket, filepath.Join(p.ShortDir, "containerd.sock")} {
+		for _, s := range []string{p.Socket, filepath.Join(p.ShortDir, "vm-containerd.sock")} {
 			if len(s) >= len(want) {
 				t.Errorf("%s is as long as the longest socket %s", s, want)
 			}

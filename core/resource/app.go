@@ -50,7 +50,7 @@ const (
 	// ReasonSuspended is the Running, ContainerEngineReady and Settled
 	// reason of an App that is suspended: it should run (spec.running), was
 	// idle for spec.suspendWhenIdle, and its VM is stopped, its state saved,
-	// until a Docker client or a start wakes it.
+	// until a client of its engine or a start wakes it.
 	ReasonSuspended = "Suspended"
 	// ReasonSuspending is Settled's reason while the VM of an App being
 	// suspended stops.
@@ -116,7 +116,7 @@ type AppSpec struct {
 	Cold      bool       `json:"cold,omitempty" doc:"Stop the App's VM with a full shutdown and start it with a full boot, rather than saving its state at a stop and resuming it at the next start (see the VM's spec.cold)."`
 	MountType string     `json:"mountType,omitempty" enum:"9p,reverse-sshfs" doc:"How QEMU shares the folders: 9p or reverse-sshfs; the faster (9p) when empty. VZ always uses virtiofs, WSL2 its own mounts."`
 	// SuspendWhenIdle is a Go duration; empty or "0" is off.
-	SuspendWhenIdle string `json:"suspendWhenIdle,omitempty" doc:"Suspend the running App after this long without a Docker client connected and without a running container, e.g. 15m (at least 10s): its VM's state is saved and QEMU ends, and the next Docker request (or a start) resumes it. Empty or 0: never (the default). Docker (moby) only, where the daemon serves Docker's socket (not on WSL2)." example:"15m"`
+	SuspendWhenIdle string `json:"suspendWhenIdle,omitempty" doc:"Suspend the running App after this long without a client connected to its engine's socket (Docker's or containerd's) and without a running container, e.g. 15m (at least 10s): its VM's state is saved and QEMU ends, and the next connection to the socket (or a start, or a shell) resumes it. Empty or 0: never (the default). Not on WSL2, where the daemon does not serve the socket." example:"15m"`
 }
 
 // IdleTimeout is how long the App may be idle before it is suspended
@@ -178,7 +178,7 @@ type AppStatus struct {
 	// busy, as the look that found it idle saw it; a daemon that starts
 	// goes on counting its idle time from here. Unset while it is busy,
 	// stopped or suspended.
-	IdleSince *metav1.Time `json:"idleSince,omitempty" doc:"When the running App, which suspends when idle (spec.suspendWhenIdle), last had a Docker client or a running container, once it is seen idle: its idle time counts from here, across a restart of the daemon. Unset while it is busy, stopped or suspended."`
+	IdleSince *metav1.Time `json:"idleSince,omitempty" doc:"When the running App, which suspends when idle (spec.suspendWhenIdle), last had a client of its engine or a running container, once it is seen idle: its idle time counts from here, across a restart of the daemon. Unset while it is busy, stopped or suspended."`
 }
 
 func (a *App) GetTypeMeta() *TypeMeta { return &a.TypeMeta }
@@ -283,23 +283,32 @@ func defaultAppMemorySize() string {
 const AppVMName = "app"
 
 // EngineSocket is where clients on the host of the instance whose short
-// directory is shortDir reach engine: docker.sock, which the daemon serves
-// in front of the VM's forward (EngineForward), or containerd.sock, the
-// forward itself. It is the one place that naming rule lives.
+// directory is shortDir reach engine: docker.sock or containerd.sock,
+// which the daemon serves in front of the VM's forward (EngineForward).
+// It is the one place that naming rule lives.
 func EngineSocket(shortDir, engine string) string {
-	name := "docker.sock"
-	if engine == EngineContainerd {
-		name = "containerd.sock"
-	}
-	return filepath.Join(shortDir, name)
+	return filepath.Join(shortDir, engineSocketName(engine))
 }
 
 // EngineForward is where the App's VM forwards engine's socket into the
-// short directory shortDir: vm-docker.sock, behind the daemon's
-// docker.sock, or containerd.sock, which clients use directly.
+// short directory shortDir, behind the daemon's EngineSocket:
+// vm-docker.sock or vm-containerd.sock.
 func EngineForward(shortDir, engine string) string {
-	if engine == EngineContainerd {
-		return EngineSocket(shortDir, engine)
+	return filepath.Join(shortDir, "vm-"+engineSocketName(engine))
+}
+
+// EngineTitle is what people call engine: Docker for moby, containerd for
+// containerd.
+func EngineTitle(engine string) string {
+	if engine == EngineMoby {
+		return "Docker"
 	}
-	return filepath.Join(shortDir, "vm-docker.sock")
+	return engine
+}
+
+func engineSocketName(engine string) string {
+	if engine == EngineContainerd {
+		return "containerd.sock"
+	}
+	return "docker.sock"
 }

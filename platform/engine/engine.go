@@ -9,10 +9,6 @@ import (
 	"net/http"
 	"strings"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/protobuf/encoding/protowire"
-
 	"paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/resource"
 )
@@ -46,14 +42,17 @@ func (p Pinger) Ping(ctx context.Context, engine string) (string, error) {
 }
 
 // AnyRunning asks engine whether a container runs in it: Docker's
-// GET /containers/json?limit=1, which lists running containers only.
-// containerd's are not counted (an App running containerd is never
-// suspended): it answers an error.
+// GET /containers/json?limit=1, which lists running (and paused)
+// containers only; containerd's tasks in every namespace.
 func (p Pinger) AnyRunning(ctx context.Context, engine string) (bool, error) {
-	if engine != resource.EngineMoby {
-		return false, fmt.Errorf("the containers of %s are not counted", engine)
-	}
 	sock := p.socket(engine)
+	switch engine {
+	case resource.EngineMoby:
+	case resource.EngineContainerd:
+		return containerdAnyRunning(ctx, sock)
+	default:
+		return false, fmt.Errorf("unknown container engine %q", engine)
+	}
 	resp, err := dockerGet(ctx, sock, "/containers/json?limit=1")
 	if err != nil {
 		return false, err
@@ -117,73 +116,3 @@ func pingDocker(ctx context.Context, sock string) (string, error) {
 	}
 	return what + " answers at " + sock, nil
 }
-
-// versionMethod is containerd's version call: an empty request, answered
-// by a message whose field 1 is the version.
-const versionMethod = "/containerd.services.version.v1.Version/Version"
-
-// containerdVersion makes containerd's version call through sock.
-func containerdVersion(ctx context.Context, sock string) (string, error) {
-	conn, err := grpc.NewClient("unix://"+sock, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		return "", err
-	}
-	defer conn.Close()
-	var resp []byte
-	if err := conn.Invoke(ctx, versionMethod, []byte{}, &resp, grpc.ForceCodec(rawCodec{})); err != nil {
-		return "", fmt.Errorf("containerd at %s: %w", sock, err)
-	}
-	version, err := field1(resp)
-	if err != nil {
-		return "", fmt.Errorf("containerd at %s: version: %w", sock, err)
-	}
-	return fmt.Sprintf("containerd %s answers at %s", version, sock), nil
-}
-
-// field1 returns the string in field 1 of a protobuf message.
-func field1(msg []byte) (string, error) {
-	for len(msg) > 0 {
-		num, typ, n := protowire.ConsumeTag(msg)
-		if n < 0 {
-			return "", protowire.ParseError(n)
-		}
-		msg = msg[n:]
-		if num == 1 && typ == protowire.BytesType {
-			v, n := protowire.ConsumeBytes(msg)
-			if n < 0 {
-				return "", protowire.ParseError(n)
-			}
-			return string(v), nil
-		}
-		n = protowire.ConsumeFieldValue(num, typ, msg)
-		if n < 0 {
-			return "", protowire.ParseError(n)
-		}
-		msg = msg[n:]
-	}
-	return "", fmt.Errorf("no version in the answer")
-}
-
-// rawCodec passes messages as the bytes they are on the wire, so that one
-// call needs no generated code.
-type rawCodec struct{}
-
-func (rawCodec) Marshal(v any) ([]byte, error) {
-	b, ok := v.([]byte)
-	if !ok {
-		return nil, fmt.Errorf("raw codec: %T is not bytes", v)
-	}
-	return b, nil
-}
-
-func (rawCodec) Unmarshal(data []byte, v any) error {
-	p, ok := v.(*[]byte)
-	if !ok {
-		return fmt.Errorf("raw codec: %T is not *[]byte", v)
-	}
-	*p = append((*p)[:0], data...)
-	return nil
-}
-
-// Name is proto: containerd takes the bytes as the protobuf they are.
-func (rawCodec) Name() string { return "proto" }

@@ -1,17 +1,20 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"paddock.dev/paddock/core/resource"
@@ -97,7 +100,7 @@ func TestPingDockerWithoutVersionHeaders(t *testing.T) {
 // real socket.
 func TestContainerdVersion(t *testing.T) {
 	dir := shortDir(t)
-	l, err := net.Listen("unix", filepath.Join(dir, "containerd.sock"))
+	l, err := net.Listen("unix", resource.EngineForward(dir, resource.EngineContainerd))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +162,83 @@ func TestAnyRunning(t *testing.T) {
 	if q := query.Load(); q != "limit=1" {
 		t.Fatalf("asked with %q; want only running containers, at most one", q)
 	}
-	if _, err := p.AnyRunning(ctx(t), resource.EngineContainerd); err == nil {
-		t.Fatal("containerd's containers are counted")
+}
+
+// TestContainerdAnyRunning answers containerd's calls as containerd does,
+// over gRPC on the socket where the VM's forward would put it: the
+// namespaces, and each one's tasks for the namespace its header names.
+// The real containerd answers in the end-to-end test.
+func TestContainerdAnyRunning(t *testing.T) {
+	dir := shortDir(t)
+	p := Pinger{ShortDir: dir}
+	if _, err := p.AnyRunning(ctx(t), resource.EngineContainerd); err == nil || !strings.Contains(err.Error(), "vm-containerd.sock") {
+		t.Fatalf("no socket: %v", err)
+	}
+	l, err := net.Listen("unix", resource.EngineForward(dir, resource.EngineContainerd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	message := func(fields ...[]byte) []byte { return bytes.Join(fields, nil) }
+	str := func(num protowire.Number, v string) []byte {
+		return protowire.AppendString(protowire.AppendTag(nil, num, protowire.BytesType), v)
+	}
+	msg := func(num protowire.Number, v []byte) []byte {
+		return protowire.AppendBytes(protowire.AppendTag(nil, num, protowire.BytesType), v)
+	}
+	task := func(id string, status uint64) []byte {
+		t := message(str(1, id), str(2, id), protowire.AppendVarint(protowire.AppendTag(nil, 3, protowire.VarintType), 4242))
+		if status != 0 { // proto3 leaves the default out
+			t = append(protowire.AppendTag(t, 4, protowire.VarintType), protowire.AppendVarint(nil, status)...)
+		}
+		return msg(1, t)
+	}
+	// tasks by namespace, as each answer's bytes.
+	var tasks atomic.Value
+	tasks.Store(map[string][]byte{"default": nil, "k8s.io": nil})
+	srv := grpc.NewServer(grpc.ForceServerCodec(rawCodec{}), grpc.UnknownServiceHandler(func(_ any, stream grpc.ServerStream) error {
+		method, _ := grpc.MethodFromServerStream(stream)
+		var req []byte
+		if err := stream.RecvMsg(&req); err != nil {
+			return err
+		}
+		byNS := tasks.Load().(map[string][]byte)
+		switch method {
+		case namespacesMethod:
+			var resp []byte
+			for _, ns := range []string{"default", "k8s.io"} {
+				resp = append(resp, msg(1, message(str(1, ns), msg(2, message(str(1, "a"), str(2, "b")))))...)
+			}
+			return stream.SendMsg(resp)
+		case tasksMethod:
+			md, _ := metadata.FromIncomingContext(stream.Context())
+			ns := md.Get(namespaceHeader)
+			if len(ns) != 1 {
+				return status.Error(codes.FailedPrecondition, "namespace is required")
+			}
+			return stream.SendMsg(byNS[ns[0]])
+		}
+		return status.Error(codes.Unimplemented, method)
+	}))
+	go srv.Serve(l)
+	t.Cleanup(srv.Stop)
+
+	for _, c := range []struct {
+		name string
+		byNS map[string][]byte
+		want bool
+	}{
+		{"no task", map[string][]byte{}, false},
+		{"tasks created and stopped", map[string][]byte{"default": message(task("made", 1), task("ended", 3), task("unknown", 0))}, false},
+		{"a task running in the second namespace", map[string][]byte{"default": task("ended", 3), "k8s.io": task("web", 2)}, true},
+		{"a task paused", map[string][]byte{"default": task("held", 4)}, true},
+	} {
+		tasks.Store(c.byNS)
+		if got, err := p.AnyRunning(ctx(t), resource.EngineContainerd); err != nil || got != c.want {
+			t.Errorf("%s: %v, %v; want %v", c.name, got, err, c.want)
+		}
+	}
+	tasks.Store(map[string][]byte{"default": {0xff}})
+	if _, err := p.AnyRunning(ctx(t), resource.EngineContainerd); err == nil || !strings.Contains(err.Error(), "tasks of namespace default") {
+		t.Errorf("an answer that is no protobuf: %v", err)
 	}
 }

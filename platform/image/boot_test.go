@@ -50,7 +50,7 @@ func TestABuiltImageStartsTheEngineAndForwardsItsSocketIntoTheInstance(t *testin
 	tmpl := appTemplate(t, Source{Dir: builtImage(t)})
 	for engine, want := range map[string][3]string{
 		resource.EngineMoby:       {"systemd.wants=docker.service", "/run/docker.sock", "/home/u/.paddock-x/vm-docker.sock"},
-		resource.EngineContainerd: {"systemd.wants=containerd.service", "/run/containerd/containerd.sock", "/home/u/.paddock-x/containerd.sock"},
+		resource.EngineContainerd: {"systemd.wants=containerd.service", "/run/containerd/containerd.sock", "/home/u/.paddock-x/vm-containerd.sock"},
 	} {
 		out, err := tmpl.Render(resource.AppSpec{ContainerEngine: resource.ContainerEngine{Name: engine}})
 		if err != nil {

@@ -19,9 +19,13 @@ type appFlags struct {
 	cold bool
 }
 
+// appTimeout is how long the App's commands wait by default: a boot of
+// a VM under emulation, with its engine, takes a minute or more.
+const appTimeout = 10 * time.Minute
+
 func (f *appFlags) add(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.wait, "wait", true, "wait until the App is Settled for this change (or failed)")
-	cmd.Flags().DurationVar(&f.timeout, "timeout", 10*time.Minute, "how long to wait; 0 waits forever")
+	cmd.Flags().DurationVar(&f.timeout, "timeout", appTimeout, "how long to wait; 0 waits forever")
 }
 
 // appCommands are the App's top-level commands.
@@ -175,6 +179,24 @@ required.`,
 	f.add(cmd)
 	cmd.Flags().BoolVarP(&force, "force", "f", false, "do not ask before the disk is lost")
 	return cmd
+}
+
+// awakeApp reads the App and, when it is suspended (spec.suspendWhenIdle),
+// wakes it as 'paddock start' does and waits until it settled, so that a
+// command reaches its VM.
+func (c *cli) awakeApp(ctx context.Context, cl *client.Client) (*resource.App, error) {
+	a, err := getApp(ctx, cl)
+	if err != nil {
+		return nil, err
+	}
+	if _, suspended := a.Metadata.Annotations[resource.AnnotationSuspended]; !suspended || !a.Spec.Running {
+		return a, nil
+	}
+	fmt.Fprintln(c.stderr, "The App is suspended; waking it")
+	if a, err = cl.AppAction(ctx, "start", client.NoWait); err != nil {
+		return nil, err
+	}
+	return c.waitApp(ctx, cl, a.Metadata.Generation, appTimeout)
 }
 
 // getApp reads the App, saying how to make one when there is none.

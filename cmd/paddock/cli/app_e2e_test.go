@@ -209,6 +209,7 @@ func TestAppEndToEnd(t *testing.T) {
 	if cfg, _ := os.ReadFile(filepath.Join(e.home, ".docker", "config.json")); strings.Contains(string(cfg), "currentContext") {
 		t.Fatalf("config.json still names a current context: %s", cfg)
 	}
+	checkContainerdSuspendAndWake(t, e)
 
 	// Stop: Running False on the VM and the App; a shutdown, since a
 	// container holds the home folder.

@@ -4,6 +4,7 @@ package cli
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -24,6 +25,59 @@ import (
 // long that first 'docker ps' took, and turns suspending off again.
 func checkSuspendAndWake(t *testing.T, e *env) {
 	t.Helper()
+	suspendIdle(t, e)
+	began := time.Now()
+	e.docker("", "--context", "paddock", "ps")
+	t.Logf("first docker ps on a suspended App, to its answer: %v", time.Since(began).Round(time.Millisecond))
+	stayAwake(t, e)
+}
+
+// checkContainerdSuspendAndWake suspends the App running containerd as
+// checkSuspendAndWake does Docker's: ctr on the host (paddock run names
+// the daemon's containerd socket in CONTAINERD_ADDRESS) wakes it, and so
+// does 'paddock ctr', whose ctr runs in the VM over SSH.
+func checkContainerdSuspendAndWake(t *testing.T, e *env) {
+	t.Helper()
+	if _, err := exec.LookPath("ctr"); err != nil {
+		t.Fatal("the App test needs containerd's ctr on the host (packaging/ci-deps.sh installs containerd)")
+	}
+	short := e.path("short_dir")
+	if fi, err := os.Stat(resource.EngineSocket(short, resource.EngineContainerd)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the daemon's containerd socket: %v %v", fi, err)
+	}
+	if _, err := os.Stat(resource.EngineForward(short, resource.EngineContainerd)); err != nil {
+		t.Fatalf("the VM's forward of containerd's socket: %v", err)
+	}
+	hostCtr := func() string {
+		t.Helper()
+		out, errOut, code := e.run("", "run", "ctr", "version")
+		if code != 0 || !strings.Contains(out, "Server:") || !strings.Contains(out, "Revision:") {
+			t.Fatalf("ctr version on the host: exit %d: %s %s", code, out, errOut)
+		}
+		return out
+	}
+	hostCtr()
+
+	suspendIdle(t, e)
+	began := time.Now()
+	hostCtr()
+	t.Logf("first ctr version on the host on a suspended App, to its answer: %v", time.Since(began).Round(time.Millisecond))
+	stayAwake(t, e)
+
+	suspendIdle(t, e)
+	began = time.Now()
+	if out, errOut, code := e.run("", "ctr", "images", "ls", "-q"); code != 0 || !strings.Contains(out, "busybox:offline") || !strings.Contains(errOut, "waking it") {
+		t.Fatalf("paddock ctr on a suspended App: exit %d: %s %s", code, out, errOut)
+	}
+	t.Logf("paddock ctr images ls on a suspended App: %v", time.Since(began).Round(time.Millisecond))
+	stayAwake(t, e)
+}
+
+// suspendIdle sets the shortest suspendWhenIdle on the running App, with
+// no container running and no client of its engine, and waits until the
+// App is suspended: its VM's host agent and QEMU ended, its state saved.
+func suspendIdle(t *testing.T, e *env) {
+	t.Helper()
 	e.mustRun("set", "suspendWhenIdle="+resource.MinSuspendWhenIdle.String(), "--timeout=5m")
 	began := time.Now()
 	deadline := began.Add(3 * time.Minute)
@@ -33,8 +87,7 @@ func checkSuspendAndWake(t *testing.T, e *env) {
 			break
 		}
 		if time.Now().After(deadline) {
-			running, _, _ := e.run("", "run", "docker", "ps", "--format", "{{.Names}}")
-			t.Fatalf("the App was not suspended in 3m (running containers: %q); its conditions: %+v", running, a.Status.Conditions)
+			t.Fatalf("the App was not suspended in 3m; its conditions: %+v", a.Status.Conditions)
 		}
 		time.Sleep(time.Second)
 	}
@@ -52,12 +105,15 @@ func checkSuspendAndWake(t *testing.T, e *env) {
 	if out := e.mustRun("status"); !strings.Contains(out, "Status:      Suspended") {
 		t.Errorf("status of the suspended App:\n%s", out)
 	}
+}
 
-	began = time.Now()
-	e.docker("", "--context", "paddock", "ps")
-	t.Logf("first docker ps on a suspended App, to its answer: %v", time.Since(began).Round(time.Millisecond))
-	// Docker answers before Lima's last check of the resume passed: the
-	// VM says Resumed once the App settled again, which 'set' waits for.
+// stayAwake turns suspending off on the App that a client woke, and checks
+// that its VM resumed.
+func stayAwake(t *testing.T, e *env) {
+	t.Helper()
+	// The engine answers before Lima's last check of the resume passed:
+	// the VM says Resumed once the App settled again, which 'set' waits
+	// for.
 	e.mustRun("set", "suspendWhenIdle=0", "--timeout=5m")
 	if c := vmRunning(e); c.Reason != resource.ReasonResumed {
 		t.Errorf("the woken App's VM: Running %s: %s; want Resumed", c.Reason, c.Message)

@@ -25,6 +25,10 @@ func TestSetSuspendWhenIdleIsShownByStatus(t *testing.T) {
 	if out := e.mustRun("status", "-o", "json"); !strings.Contains(out, `"suspendWhenIdle": "15m"`) {
 		t.Errorf("status -o json:\n%s", out)
 	}
+	e.mustRun("set", "--wait=false", "containerEngine.name=containerd")
+	if out := e.mustRun("status"); !strings.Contains(out, "Idle:        suspended after 15m without a containerd client or a running container; the next containerd request wakes it") {
+		t.Errorf("status of an App running containerd after suspendWhenIdle=15m:\n%s", out)
+	}
 	e.mustRun("set", "--wait=false", "suspendWhenIdle=0")
 	if out := e.mustRun("status"); !strings.Contains(out, "Idle:        never suspended") {
 		t.Errorf("status after suspendWhenIdle=0:\n%s", out)

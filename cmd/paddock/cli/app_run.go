@@ -52,7 +52,8 @@ func newAppCtrCmd(c *cli) *cobra.Command {
 		Short: "Run containerd's ctr in the App's VM, in the engine's namespace",
 		Long: `Run containerd's own CLI, ctr, inside the App's VM as root, in the
 namespace of the App's engine (moby for Docker, default for containerd).
-The command's exit code is this one's.`,
+A suspended App (suspendWhenIdle) is woken first. The command's exit code
+is this one's.`,
 		Example: `  paddock ctr images ls
   paddock ctr -- run --rm docker.io/library/busybox:offline t echo hello`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -71,7 +72,7 @@ func newAppNerdctlCmd(c *cli) *cobra.Command {
 engine (moby for Docker, default for containerd), as 'paddock ctr' runs
 ctr. Debian's package sources have no nerdctl, so neither the built guest
 image nor Debian's cloud image carries it: on those this says so and exits
-1. The command's exit code is this one's.`,
+1. A suspended App is woken first. The command's exit code is this one's.`,
 		Example: `  paddock nerdctl ps -a`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			err := c.inGuest(cmd, args, "nerdctl", nerdctlCommand)
@@ -104,7 +105,7 @@ func nerdctlCommand(ns string, args []string) []string {
 
 // inGuest runs a tool of the App's VM over SSH in the namespace of the
 // App's engine, with this terminal's input and output, and passes its exit
-// code through.
+// code through. A suspended App is woken first.
 func (c *cli) inGuest(cmd *cobra.Command, args []string, tool string, command func(ns string, args []string) []string) error {
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
@@ -113,7 +114,7 @@ func (c *cli) inGuest(cmd *cobra.Command, args []string, tool string, command fu
 	if err != nil {
 		return err
 	}
-	a, err := getApp(cmd.Context(), cl)
+	a, err := c.awakeApp(cmd.Context(), cl)
 	if err != nil {
 		return err
 	}

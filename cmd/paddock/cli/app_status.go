@@ -233,10 +233,9 @@ func idleLine(s *appState) string {
 	switch {
 	case s.SuspendWhenIdle == "":
 		return "never suspended ('paddock set suspendWhenIdle=15m' suspends it after 15 minutes idle)"
-	case s.Engine != resource.EngineMoby:
-		return "suspendWhenIdle is " + s.SuspendWhenIdle + ", but only Docker (moby) is suspended: nothing would wake " + s.Engine
 	}
-	return "suspended after " + s.SuspendWhenIdle + " without a Docker client or a running container; the next Docker request wakes it"
+	engine := resource.EngineTitle(s.Engine)
+	return "suspended after " + s.SuspendWhenIdle + " without a " + engine + " client or a running container; the next " + engine + " request wakes it"
 }
 
 // appStatus is the App's phase, as 'paddock get apps' and the tray read it

@@ -21,8 +21,8 @@ func newAppShellCmd(c *cli) *cobra.Command {
 		Short: "Open a shell in the App's VM, or run a command there",
 		Long: `Open a login shell in the App's VM, or run a command there, over ssh with
 the parameters the daemon hands out. The command's exit code is this one's.
-'paddock ssh-config' prints the same as an OpenSSH Host block, for ssh and
-editors.`,
+A suspended App (suspendWhenIdle) is woken first. 'paddock ssh-config'
+prints the same as an OpenSSH Host block, for ssh and editors.`,
 		Example: `  paddock shell
   paddock shell -- uname -a`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -33,7 +33,7 @@ editors.`,
 			if err != nil {
 				return err
 			}
-			a, err := getApp(cmd.Context(), cl)
+			a, err := c.awakeApp(cmd.Context(), cl)
 			if err != nil {
 				return err
 			}

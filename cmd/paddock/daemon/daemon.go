@@ -157,8 +157,10 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		return err
 	}
 	docker := dockerProxy(p, st, log)
-	suspendWhenIdle(&appOpts, p, docker)
+	containerd := containerdStream(p, log)
+	suspendWhenIdle(&appOpts, p, docker, containerd)
 	apps := app.New(st, appOpts)
+	containerd.Wake = containerdWake(st, apps.Wake)
 	docker.Wake = func(ctx context.Context) error {
 		err := apps.Wake(ctx)
 		if errors.Is(err, app.ErrNotToRun) {
@@ -171,6 +173,11 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	controllers.Go(func() {
 		if err := serveDocker(ctrlCtx, p, docker); err != nil {
 			log.Error("the App's Docker endpoint cannot be served", "endpoint", host.Current().DockerEndpoint(p), "err", err)
+		}
+	})
+	controllers.Go(func() {
+		if err := serveContainerd(ctrlCtx, p, containerd); err != nil {
+			log.Error("the App's containerd socket cannot be served", "err", err)
 		}
 	})
 

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 
 	"paddock.dev/paddock/core/instance"
@@ -18,13 +19,7 @@ func dockerProxy(p instance.Paths, st store.Store, log *slog.Logger) *engineprox
 	if p.Instance != instance.Default {
 		paddock += " --instance " + p.Instance
 	}
-	readApp := func(ctx context.Context) (*resource.App, error) {
-		obj, err := st.Get(ctx, resource.Key{Kind: resource.KindApp.Name, Name: resource.AppName})
-		if err != nil {
-			return nil, err
-		}
-		return obj.(*resource.App), nil
-	}
+	readApp := func(ctx context.Context) (*resource.App, error) { return readApp(ctx, st) }
 	return &engineproxy.Proxy{
 		Engine: resource.EngineForward(p.ShortDir, resource.EngineMoby),
 		Shared: func(ctx context.Context) ([]resource.AppMount, error) {
@@ -53,4 +48,40 @@ func dockerProxy(p instance.Paths, st store.Store, log *slog.Logger) *engineprox
 		},
 		Logger: log,
 	}
+}
+
+// readApp reads the App from st.
+func readApp(ctx context.Context, st store.Store) (*resource.App, error) {
+	obj, err := st.Get(ctx, resource.Key{Kind: resource.KindApp.Name, Name: resource.AppName})
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*resource.App), nil
+}
+
+// containerdStream is the relay of the App's containerd socket, in front
+// of the VM's forward; its Wake is containerdWake's.
+func containerdStream(p instance.Paths, log *slog.Logger) *engineproxy.Stream {
+	return &engineproxy.Stream{Engine: resource.EngineForward(p.ShortDir, resource.EngineContainerd), Logger: log}
+}
+
+// containerdWake is wake (the App controller's) for a client of the
+// containerd socket: only an App that runs containerd is woken.
+func containerdWake(st store.Store, wake func(context.Context) error) func(context.Context) error {
+	return func(ctx context.Context) error {
+		a, err := readApp(ctx, st)
+		if err != nil {
+			return err
+		}
+		if a.Spec.ContainerEngine.Name != resource.EngineContainerd {
+			return errors.New("the App runs " + resource.EngineTitle(a.Spec.ContainerEngine.Name) + ", not containerd")
+		}
+		return wake(ctx)
+	}
+}
+
+// serveContainerd serves the App's containerd socket, containerd.sock in
+// the short directory, through s until ctx ends, and removes it then.
+func serveContainerd(ctx context.Context, p instance.Paths, s *engineproxy.Stream) error {
+	return s.Serve(ctx, resource.EngineSocket(p.ShortDir, resource.EngineContainerd))
 }

@@ -4,6 +4,7 @@ package daemon
 
 import (
 	"context"
+	"time"
 
 	"paddock.dev/paddock/core/app"
 	"paddock.dev/paddock/core/instance"
@@ -19,13 +20,20 @@ func serveDocker(ctx context.Context, p instance.Paths, px *engineproxy.Proxy) e
 }
 
 // suspendWhenIdle lets an App whose spec.suspendWhenIdle is set be
-// suspended: px, which serves Docker's socket, counts its clients (and
-// wakes the App, through the App controller's Wake), and the VM's forward
-// says whether a container runs.
-func suspendWhenIdle(opts *app.Options, p instance.Paths, px *engineproxy.Proxy) {
+// suspended: px and cs, which serve Docker's and containerd's sockets,
+// count their clients (and wake the App, through the App controller's
+// Wake), and the VM's forward says whether a container runs.
+func suspendWhenIdle(opts *app.Options, p instance.Paths, px *engineproxy.Proxy, cs *engineproxy.Stream) {
 	opts.Clients = func() app.ClientActivity {
-		a := px.Activity()
-		return app.ClientActivity{Connections: a.Connections, Last: a.Last}
+		d, c := px.Activity(), cs.Activity()
+		return app.ClientActivity{Connections: d.Connections + c.Connections, Last: later(d.Last, c.Last)}
 	}
 	opts.Containers = engine.Pinger{ShortDir: p.ShortDir}
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

@@ -17,4 +17,4 @@ func serveDocker(ctx context.Context, p instance.Paths, _ *engineproxy.Proxy) er
 
 // suspendWhenIdle leaves the App never suspended: the named pipe's relay
 // neither counts Docker's clients nor wakes the App.
-func suspendWhenIdle(*app.Options, instance.Paths, *engineproxy.Proxy) {}
+func suspendWhenIdle(*app.Options, instance.Paths, *engineproxy.Proxy, *engineproxy.Stream) {}
