@@ -114,8 +114,11 @@ func (d *Driver) Validate(name string, templateYAML []byte) ([]resource.FieldErr
 // checkDiskSpace refuses a disk the template asks for that is larger than
 // the space left where the instance's disk will be, counting what its disk
 // holds already: the disk grows as the VM fills it, and a host disk that
-// fills up under a VM damages the guest's file systems. Lima's default
-// size, which a template that names none gets, is not checked.
+// fills up under a VM damages the guest's file systems. A disk no larger
+// than the instance's own is not checked: it was when the instance was
+// made or grown, and a change of something else (an App's engine) asks
+// nothing more of the host, while a disk cannot shrink. Nor is Lima's
+// default size, which a template that names none gets.
 func (d *Driver) checkDiskSpace(name string, templateYAML []byte) error {
 	var y struct {
 		Disk *string `yaml:"disk"`
@@ -126,6 +129,9 @@ func (d *Driver) checkDiskSpace(name string, templateYAML []byte) error {
 	size, err := units.RAMInBytes(*y.Disk)
 	if err != nil {
 		return nil // Lima's validator has said so
+	}
+	if inst, err := limastore.Inspect(name); err == nil && inst.Config != nil && size <= inst.Disk {
+		return nil
 	}
 	dir := filepath.Join(d.LimaHome, name)
 	free, err := hostcheck.FreeSpace(dir)

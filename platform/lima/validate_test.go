@@ -1,6 +1,7 @@
 package lima_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -61,5 +62,28 @@ func TestValidateSaysEachProblemOnce(t *testing.T) {
 	got := problems(t, "dev", "arch: cray-1\nimages:\n- location: /x.qcow2\n")
 	if len(got) != 1 || got[0].Field != "arch" {
 		t.Fatalf("Validate = %v, want one problem at arch", got)
+	}
+}
+
+// A disk larger than the free space is refused for a new instance, and for
+// one whose disk would grow past it, but not for an instance whose disk is
+// that large already: a change of something else asks nothing more of the
+// host, and a disk cannot shrink (an App made on a host that has less
+// free space since could not switch its engine).
+func TestValidateChecksTheDiskSpaceOfWhatIsNew(t *testing.T) {
+	d := newDriver(t)
+	huge := string(fakeImageTemplate(t)) + "cpus: 2\ndisk: 1000TiB\n"
+	if got := problems(t, "held", huge); len(got) != 1 || got[0].Field != "disk" || !strings.Contains(got[0].Message, "which will hold the VM's disk") {
+		t.Fatalf("a new instance with a disk of 1000TiB: %v, want the disk refused", got)
+	}
+	if err := d.Create(context.Background(), "held", []byte(huge)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Delete(context.Background(), "held") })
+	if got := problems(t, "held", strings.Replace(huge, "cpus: 2", "cpus: 1", 1)); len(got) != 0 {
+		t.Fatalf("the instance's own disk of 1000TiB with another change: %v, want no problem", got)
+	}
+	if got := problems(t, "held", strings.Replace(huge, "disk: 1000TiB", "disk: 1001TiB", 1)); len(got) != 1 || got[0].Field != "disk" {
+		t.Fatalf("the instance's disk grown to 1001TiB: %v, want the disk refused", got)
 	}
 }
