@@ -48,9 +48,9 @@ type idleClock struct {
 	since time.Time
 }
 
-// busySince returns when the App uid was last busy, now when it was not
-// followed until now.
-func (c *idleClock) busySince(uid string, now time.Time) time.Time {
+// follow starts following the App uid from now, unless it is followed
+// already, and returns when it was last busy.
+func (c *idleClock) follow(uid string, now time.Time) time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.uid != uid {
@@ -69,12 +69,12 @@ func (c *idleClock) seed(uid string, since *metav1.Time) {
 	}
 }
 
-// busy records that the App uid was busy at t.
+// busy records that the App uid, which is followed, was busy at t.
 func (c *idleClock) busy(uid string, t time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.uid != uid || t.After(c.since) {
-		c.uid, c.since = uid, t
+	if c.uid == uid && t.After(c.since) {
+		c.since = t
 	}
 }
 
@@ -105,13 +105,20 @@ func (c *Controller) suspends(app *resource.App) bool {
 func (c *Controller) checkIdle(ctx context.Context, app *resource.App) (time.Duration, error) {
 	limit, uid, now := app.Spec.IdleTimeout(), app.Metadata.UID, c.now()
 	c.idle.seed(uid, app.Status.IdleSince)
+	// An App not followed yet counts from now: at a daemon's first look
+	// without a stored idleSince, and at the first after a wake, since
+	// the suspension forgot the clock. A client's activity before that,
+	// the one that woke it among them, is older; taken, it would suspend
+	// the App again at once, under a command that woke it through the API
+	// ('paddock shell') and is no client of the engine.
+	c.idle.follow(uid, now)
 	clients := c.opts.Clients()
 	if clients.Connections > 0 {
 		c.idle.busy(uid, now)
 	} else if !clients.Last.IsZero() {
 		c.idle.busy(uid, clients.Last)
 	}
-	since := c.idle.busySince(uid, now)
+	since := c.idle.follow(uid, now)
 	recheck := c.opts.IdleRecheck
 	if recheck <= 0 {
 		recheck = idleRecheck

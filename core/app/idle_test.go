@@ -389,6 +389,28 @@ func TestStopAndStartOfASuspendedApp(t *testing.T) {
 	}
 }
 
+// A woken App counts its idle time from the wake: a client's activity from
+// before the suspension does not suspend it again at once. (A wake through
+// the API, as 'paddock shell' and 'paddock ctr' make, brings no client of
+// the engine; those commands were cut off by a suspension right after
+// their wake.)
+func TestAWokenAppCountsItsIdleTimeFromTheWake(t *testing.T) {
+	e := startIdle(t)
+	e.runningApp()
+	e.use.set(app.ClientActivity{Last: e.clock.Now()}, false) // a client left just now
+	e.clock.advance(11 * time.Second)
+	e.suspended()
+	e.clock.advance(time.Minute)
+	ctx, cancel := context.WithTimeout(e.ctx, 15*time.Second)
+	defer cancel()
+	if err := e.apps.Wake(ctx); err != nil {
+		t.Fatalf("Wake: %v", err)
+	}
+	e.staysRunning("woken a moment ago")
+	e.clock.advance(11 * time.Second)
+	e.suspended()
+}
+
 // Suspending is off by default.
 func TestAnAppIsNotSuspendedWhenOff(t *testing.T) {
 	e := startIdle(t)
