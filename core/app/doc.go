@@ -13,8 +13,9 @@
 //
 // An App whose spec.suspendWhenIdle is set is suspended once, for that
 // long, no client was connected to the daemon's socket of its engine
-// (Docker's or containerd's) and no container ran: the controller marks
-// it (resource.AnnotationSuspended, in the store, so that a daemon that
+// (Docker's or containerd's), no container ran, and no one was logged in
+// to its VM on a terminal (asked last): the controller marks it
+// (resource.AnnotationSuspended, in the store, so that a daemon that
 // restarts keeps it suspended) and stops its VM, which saves its state,
 // while the App's spec.running stays true; its Running condition says
 // Suspended. Wake, which the daemon's engine sockets call when the engine

@@ -23,12 +23,23 @@ import (
 // VM's forward (a round trip through the guest, as engineRecheck's ping).
 const idleRecheck = 30 * time.Second
 
+// loginsTimeout bounds the question whether someone is logged in to the
+// App's VM: a command over SSH, a second or more under emulation.
+const loginsTimeout = 15 * time.Second
+
 // ClientActivity is what the engine's clients on the host do: how many
 // connections are open now, and when one last opened, closed or sent a
 // request (zero when none ever did).
 type ClientActivity struct {
 	Connections int
 	Last        time.Time
+}
+
+// Logins says how many people are logged in to the App's VM on a
+// terminal ('paddock shell', or ssh through 'paddock ssh-config'), whose
+// work in the VM nothing on the host sees.
+type Logins interface {
+	Logins(ctx context.Context, vm string) (int, error)
 }
 
 // Containers says whether a container runs in the engine (Docker's
@@ -141,6 +152,20 @@ func (c *Controller) checkIdle(ctx context.Context, app *resource.App) (time.Dur
 	}
 	if idle := now.Sub(since); idle < limit {
 		return min(limit-idle, recheck), c.writeIdleSince(ctx, app, since)
+	}
+	// Asked only at the end, since it logs in to the VM: someone logged
+	// in on a terminal (a shell) uses the App as much as a client.
+	if c.opts.Logins != nil {
+		asked, cancel := context.WithTimeout(ctx, loginsTimeout)
+		logins, err := c.opts.Logins.Logins(asked, resource.AppVMName)
+		cancel()
+		if err != nil || logins > 0 {
+			if err != nil {
+				c.log.Debug("cannot tell whether someone is logged in to the App's VM; the App is not suspended", "err", err)
+			}
+			c.idle.busy(uid, now)
+			return min(limit, recheck), c.writeIdleSince(ctx, app, time.Time{})
+		}
 	}
 	c.log.Info("suspending the App: no client of its engine and no running container", "engine", app.Spec.ContainerEngine.Name, "for", now.Sub(since).Round(time.Second), "suspendWhenIdle", app.Spec.SuspendWhenIdle)
 	// The idle time ends with the suspension, in memory and in the status,

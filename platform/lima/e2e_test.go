@@ -7,7 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -73,6 +75,7 @@ func TestE2ELifecycle(t *testing.T) {
 	if got := e.ssh(t, name, "systemctl", "is-active", "lima-guestagent"); got != "active" {
 		t.Errorf("guest agent is %q, want active", got)
 	}
+	checkLogins(t, e, name)
 
 	saveAndResume(t, e, name, shared)
 	resumeThatFailsBoots(t, e, name)
@@ -330,4 +333,56 @@ func wantSnapshots(t *testing.T, d *lima.Driver, name string, tags ...string) []
 		t.Fatalf("snapshots %q, want %q", got, tags)
 	}
 	return snaps
+}
+
+// checkLogins opens a login on a terminal in the running instance name, as
+// 'paddock shell' does, and checks that Logins counts it while it lasts,
+// and never counts the driver's own commands.
+func checkLogins(t *testing.T, e *e2e, name string) {
+	t.Helper()
+	d := e.driver
+	logins := func() int {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		n, err := d.Logins(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	until := func(want int) {
+		t.Helper()
+		deadline := time.Now().Add(time.Minute)
+		for n := logins(); n != want; n = logins() {
+			if time.Now().After(deadline) {
+				t.Fatalf("Logins = %d, want %d", n, want)
+			}
+			time.Sleep(time.Second)
+		}
+	}
+	until(0)
+	inst := inspect(t, d, name)
+	// -tt: a terminal in the guest, though this test has none.
+	login := exec.Command("ssh", "-F", inst.SSHConfigFile, "-o", "ControlMaster=no", "-tt", inst.Hostname)
+	stdin, err := login.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := login.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ended := false
+	t.Cleanup(func() {
+		if !ended {
+			login.Process.Kill()
+			login.Wait()
+		}
+	})
+	until(1)
+	io.WriteString(stdin, "exit\n")
+	stdin.Close()
+	login.Wait()
+	ended = true
+	until(0)
 }

@@ -78,3 +78,33 @@ func guestShell(ctx context.Context, inst Instance, remote string, converse func
 	}
 	return err
 }
+
+// Logins counts the logins on a terminal in the running guest of the
+// instance name, as who lists them: sshd records a session that has a
+// terminal ('paddock shell', ssh through 'paddock ssh-config'), and
+// Lima's and the daemon's own commands, this one among them, have none.
+func (d *Driver) Logins(ctx context.Context, name string) (int, error) {
+	inst, err := d.existing(name)
+	if err != nil {
+		return 0, err
+	}
+	if !inst.Running {
+		return 0, fmt.Errorf("instance %s is not running", name)
+	}
+	var out []byte
+	err = guestShell(ctx, inst, "who", func(_ io.Writer, stdout *bufio.Reader) error {
+		b, rerr := io.ReadAll(stdout)
+		out = b
+		return rerr
+	})
+	if err != nil {
+		return 0, fmt.Errorf("ask instance %s who is logged in: %w", name, err)
+	}
+	n := 0
+	for line := range strings.Lines(string(out)) {
+		if strings.TrimSpace(line) != "" {
+			n++
+		}
+	}
+	return n, nil
+}
