@@ -135,7 +135,7 @@ func Build(s State) Menu {
 	return Menu{Status: status, Icon: icon, Items: append(items,
 		separator,
 		Item{Key: "settings", Label: LabelSettings, Enabled: phase != Deleting, Action: Action{Do: DoSettings}},
-		Item{Key: "open-shell", Label: LabelOpenShell, Enabled: phase == Running, Action: Action{Do: DoOpenShell}},
+		Item{Key: "open-shell", Label: LabelOpenShell, Enabled: phase == Running || phase == Suspended, Action: Action{Do: DoOpenShell}},
 		Item{Key: "copy-docker-context", Label: LabelCopyContext, Enabled: (phase == Running || phase == Suspended) && moby, Action: Action{Do: DoCopyDockerContext}},
 		Item{Key: "show-logs", Label: LabelShowLogs, Enabled: true, Action: Action{Do: DoShowLogs}},
 		Item{Key: "machines", Label: LabelMachines, Enabled: true, Children: machines(s.VMs, s.Boots)},
@@ -171,7 +171,7 @@ func appStatus(app *resource.App, phase Phase, detail string) (string, Icon) {
 	case Deleting:
 		return "Deleting…", IconStarting
 	case Suspended:
-		return "Suspended — the next Docker request wakes it", IconStopped
+		return "Suspended — the next " + resource.EngineTitle(engineOf(app)) + " request wakes it", IconStopped
 	}
 	return "Stopped", IconStopped
 }

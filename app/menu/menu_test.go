@@ -24,6 +24,12 @@ func newApp(running bool, conds ...metav1.Condition) *resource.App {
 	return app
 }
 
+// withEngine sets app's container engine.
+func withEngine(app *resource.App, engine string) *resource.App {
+	app.Spec.ContainerEngine.Name = engine
+	return app
+}
+
 var (
 	created     = cond(resource.AppCreated, "True", resource.ReasonCreated, "")
 	vmStarting  = cond(resource.AppRunning, "False", resource.ReasonStarting, "")
@@ -97,10 +103,12 @@ func TestAppStates(t *testing.T) {
 			"Stopped", IconStopped, enabled{start: true, settings: true}},
 		{"deleting", deleting(newApp(true, created, vmStarted, engineUp, settled)),
 			"Deleting…", IconStarting, enabled{}},
-		// Suspended: Start wakes it, Stop stops it; its context still
-		// reaches it (a Docker request wakes it).
+		// Suspended: Start wakes it, Stop stops it, Open Shell wakes it;
+		// its context still reaches it (a Docker request wakes it).
 		{"suspended", newApp(true, created, vmSuspended, cond(resource.AppContainerEngineReady, "False", resource.ReasonSuspended, ""), cond(resource.AppSettled, "True", resource.ReasonSuspended, "")),
-			"Suspended — the next Docker request wakes it", IconStopped, enabled{start: true, stop: true, settings: true, context: true}},
+			"Suspended — the next Docker request wakes it", IconStopped, enabled{start: true, stop: true, settings: true, shell: true, context: true}},
+		{"suspended, running containerd", withEngine(newApp(true, created, vmSuspended, cond(resource.AppContainerEngineReady, "False", resource.ReasonSuspended, ""), cond(resource.AppSettled, "True", resource.ReasonSuspended, "")), resource.EngineContainerd),
+			"Suspended — the next containerd request wakes it", IconStopped, enabled{start: true, stop: true, settings: true, shell: true}},
 		{"suspending", newApp(true, created, vmStarted, engineUp, cond(resource.AppSettled, "False", resource.ReasonSuspending, "")),
 			"Stopping…", IconStarting, enabled{stop: true, settings: true}},
 	}

@@ -82,13 +82,13 @@ func (t *Tray) vmAction(ns, name, action string) error {
 	return nil
 }
 
-// openShell opens the user's terminal with a shell in the App's VM.
+// openShell opens the user's terminal with a shell in the App's VM:
+// 'paddock shell', which wakes a suspended App first.
 func (t *Tray) openShell() error {
-	vm := appVM(t.snapshot().VMs)
-	if vm == nil {
+	if appVM(t.snapshot().VMs) == nil {
 		return errors.New("the App has no VM to open a shell in yet")
 	}
-	argv := []string{t.opts.Executable, "--instance", t.opts.Instance, "vm", "shell", "--namespace", vm.Metadata.Namespace, vm.Metadata.Name}
+	argv := []string{t.opts.Executable, "--instance", t.opts.Instance, "shell"}
 	cmd, err := terminal(argv)
 	if err != nil {
 		return err

@@ -124,9 +124,10 @@ memory), mounts (the host folders the VM shares at the same path, for
 'docker run -v': absolute or ~/..., separated by commas, :ro for
 read-only; the home folder by default; empty for none), mountType
 (9p or reverse-sshfs, on QEMU) and suspendWhenIdle (a duration such as
-15m, at least 10s: the App is suspended after that long without a Docker
-client or a running container, and the next Docker request wakes it; 0,
-the default, never suspends it). With no App, one is made with these
+15m, at least 10s: the App is suspended after that long without a client
+of its engine, a running container or a login on a terminal in its VM,
+and the next request to its engine, or a shell, wakes it; 0, the default,
+never suspends it). With no App, one is made with these
 values. --dry-run asks the daemon to check the change as it would make
 it, and changes nothing: a change it would refuse exits 3 with the reason.`,
 		Example: `  paddock set cpus=4 memory=4GiB
