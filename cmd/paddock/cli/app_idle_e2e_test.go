@@ -48,13 +48,12 @@ func checkContainerdSuspendAndWake(t *testing.T, e *env) {
 	if _, err := os.Stat(resource.EngineForward(short, resource.EngineContainerd)); err != nil {
 		t.Fatalf("the VM's forward of containerd's socket: %v", err)
 	}
-	hostCtr := func() string {
+	hostCtr := func() {
 		t.Helper()
 		out, errOut, code := e.run("", "run", "ctr", "version")
 		if code != 0 || !strings.Contains(out, "Server:") || !strings.Contains(out, "Revision:") {
 			t.Fatalf("ctr version on the host: exit %d: %s %s", code, out, errOut)
 		}
-		return out
 	}
 	hostCtr()
 
@@ -62,9 +61,11 @@ func checkContainerdSuspendAndWake(t *testing.T, e *env) {
 	began := time.Now()
 	hostCtr()
 	t.Logf("first ctr version on the host on a suspended App, to its answer: %v", time.Since(began).Round(time.Millisecond))
-	stayAwake(t, e)
-
-	suspendIdle(t, e)
+	// Idle again, it is suspended again, its idle time counted from the
+	// wake.
+	if idle := awaitSuspended(t, e, time.Now()); idle < resource.MinSuspendWhenIdle {
+		t.Fatalf("the woken App was suspended again %v after its client left, before its idle time of %s", idle, resource.MinSuspendWhenIdle)
+	}
 	began = time.Now()
 	if out, errOut, code := e.run("", "ctr", "images", "ls", "-q"); code != 0 || !strings.Contains(out, "busybox:offline") || !strings.Contains(errOut, "waking it") {
 		t.Fatalf("paddock ctr on a suspended App: exit %d: %s %s", code, out, errOut)
@@ -75,11 +76,18 @@ func checkContainerdSuspendAndWake(t *testing.T, e *env) {
 
 // suspendIdle sets the shortest suspendWhenIdle on the running App, with
 // no container running and no client of its engine, and waits until the
-// App is suspended: its VM's host agent and QEMU ended, its state saved.
+// App is suspended.
 func suspendIdle(t *testing.T, e *env) {
 	t.Helper()
 	e.mustRun("set", "suspendWhenIdle="+resource.MinSuspendWhenIdle.String(), "--timeout=5m")
-	began := time.Now()
+	awaitSuspended(t, e, time.Now())
+}
+
+// awaitSuspended waits until the App, idle since began, is suspended (its
+// VM's host agent and QEMU ended, its state saved), and returns how long
+// after began it was seen suspended.
+func awaitSuspended(t *testing.T, e *env, began time.Time) time.Duration {
+	t.Helper()
 	deadline := began.Add(3 * time.Minute)
 	for {
 		a := e.app()
@@ -91,7 +99,8 @@ func suspendIdle(t *testing.T, e *env) {
 		}
 		time.Sleep(time.Second)
 	}
-	t.Logf("idle for %s, then suspended: %v after the setting", resource.MinSuspendWhenIdle, time.Since(began).Round(time.Millisecond))
+	took := time.Since(began)
+	t.Logf("idle for %s, then suspended: %v later", resource.MinSuspendWhenIdle, took.Round(time.Millisecond))
 	if msg := vmRunning(e).Message; !strings.Contains(msg, "state saved") {
 		t.Errorf("the suspended App's VM says %q, want its state saved", msg)
 	}
@@ -105,6 +114,7 @@ func suspendIdle(t *testing.T, e *env) {
 	if out := e.mustRun("status"); !strings.Contains(out, "Status:      Suspended") {
 		t.Errorf("status of the suspended App:\n%s", out)
 	}
+	return took
 }
 
 // stayAwake turns suspending off on the App that a client woke, and checks
