@@ -3,11 +3,7 @@
 package engineproxy
 
 import (
-	"context"
 	"io"
-	"net"
-	"path/filepath"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -15,8 +11,9 @@ import (
 
 // The proxy's own cost, without a VM: a ping's round trip and a 1 GiB
 // load, straight to the engine's socket, through the proxy, and through a
-// plain byte relay (the least a process in the middle costs; it cannot see
-// requests, so it could neither refuse a bind nor wake the App).
+// Stream, the byte relay of containerd's socket (the least a process in
+// the middle costs; it cannot see requests, so it could not refuse a
+// bind).
 //
 //	go test -run XXX -bench . ./platform/engineproxy
 func BenchmarkPing(b *testing.B) {
@@ -70,38 +67,11 @@ func cpuTime() time.Duration {
 }
 
 // benchSockets are an engine's socket, the proxy's in front of it, and a
-// byte relay's.
+// Stream's (the byte relay that serves containerd's socket).
 func benchSockets(b *testing.B) map[string]string {
 	p := &Proxy{}
 	proxy, _ := setup(b, p)
-	relay := filepath.Join(filepath.Dir(proxy), "relay.sock")
-	l, err := net.Listen("unix", relay)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { l.Close() })
-	go byteRelay(l, p.Engine)
-	return map[string]string{"direct": p.Engine, "proxy": proxy, "relay": relay}
-}
-
-// byteRelay joins each connection to l to a new one to the socket target.
-func byteRelay(l net.Listener, target string) {
-	for {
-		c, err := l.Accept()
-		if err != nil {
-			return
-		}
-		go func() {
-			defer c.Close()
-			t, err := (&net.Dialer{}).DialContext(context.Background(), "unix", target)
-			if err != nil {
-				return
-			}
-			defer t.Close()
-			var wg sync.WaitGroup
-			wg.Go(func() { io.Copy(t, c); t.(*net.UnixConn).CloseWrite() })
-			wg.Go(func() { io.Copy(c, t); c.(*net.UnixConn).CloseWrite() })
-			wg.Wait()
-		}()
-	}
+	dir := shortDir(b)
+	relay, _ := serveStream(b, &Stream{Engine: p.Engine}, dir)
+	return map[string]string{"direct": p.Engine, "proxy": proxy, "stream": relay}
 }

@@ -22,8 +22,10 @@ import (
 // of the App with a container running, which saves its VM's state; a
 // start that resumes it; and, after 'paddock stop --cold', a start that
 // boots it ('start --cold'), then the share of a host core its QEMU takes
-// while the App idles. The resumed start and the save are also reported
-// against that cold start, as the ratios to reach. Each iteration boots
+// while the App idles. Between the resume and the cold start, the App is
+// suspended when idle and the first 'docker ps' wakes it. The resumed
+// start, that first 'docker ps' and the save are also reported against
+// the cold start, as the ratios to reach. Each iteration boots
 // twice, and then boots the App's own VM template without its container
 // engine, the figure the cold start is held against (bareStart). What each
 // start adds over the VM's own boot (the host agent's
@@ -85,7 +87,7 @@ func BenchmarkAppStart(b *testing.B) {
 		return took, before, after, daemon
 	}
 	var idle float64
-	var first, save, resumed, cold, bare time.Duration
+	var first, save, resumed, woken, cold, bare time.Duration
 	var firstBefore, firstAfter, firstDaemon, resumedBefore, resumedAfter, resumedDaemon, coldBefore, coldAfter, coldDaemon time.Duration
 	for range b.N {
 		// The App is made with its defaults but for the disk, whose 64GiB
@@ -105,6 +107,15 @@ func BenchmarkAppStart(b *testing.B) {
 		took, before, after, daemon = start("resumed")
 		resumed, resumedBefore, resumedAfter, resumedDaemon = resumed+took, resumedBefore+before, resumedAfter+after, resumedDaemon+daemon
 
+		// Suspended when idle, the App is woken by a Docker request.
+		e.docker("", "--context", "paddock", "rm", "-f", "bench")
+		suspendIdle(b, e)
+		t0 = time.Now()
+		e.docker("", "--context", "paddock", "ps")
+		woken += time.Since(t0)
+		b.Logf("first docker ps on a suspended App, to its answer: %s", time.Since(t0).Round(time.Millisecond))
+		stayAwake(b, e)
+
 		e.mustRun("stop", "--cold", "--timeout=5m")
 		took, before, after, daemon = start("cold", "--cold")
 		cold, coldBefore, coldAfter, coldDaemon = cold+took, coldBefore+before, coldAfter+after, coldDaemon+daemon
@@ -121,10 +132,12 @@ func BenchmarkAppStart(b *testing.B) {
 	b.ReportMetric(first.Seconds()/n, "s/first-start")
 	b.ReportMetric(save.Seconds()/n, "s/save-stop")
 	b.ReportMetric(resumed.Seconds()/n, "s/resumed-start")
+	b.ReportMetric(woken.Seconds()/n, "s/woken-docker-ps")
 	b.ReportMetric(cold.Seconds()/n, "s/cold-start")
 	b.ReportMetric(bare.Seconds()/n, "s/bare-start")
 	b.ReportMetric(cold.Seconds()/bare.Seconds(), "cold/bare")
 	b.ReportMetric(resumed.Seconds()/cold.Seconds(), "resumed/cold")
+	b.ReportMetric(woken.Seconds()/cold.Seconds(), "woken/cold")
 	b.ReportMetric(save.Seconds()/cold.Seconds(), "save/cold")
 	b.ReportMetric(idle/n, "%cpu/idle")
 	ms := func(d time.Duration) float64 { return float64(d.Milliseconds()) / n }

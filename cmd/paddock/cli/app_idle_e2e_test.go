@@ -77,7 +77,7 @@ func checkContainerdSuspendAndWake(t *testing.T, e *env) {
 // suspendIdle sets the shortest suspendWhenIdle on the running App, with
 // no container running and no client of its engine, and waits until the
 // App is suspended.
-func suspendIdle(t *testing.T, e *env) {
+func suspendIdle(t testing.TB, e *env) {
 	t.Helper()
 	e.mustRun("set", "suspendWhenIdle="+resource.MinSuspendWhenIdle.String(), "--timeout=5m")
 	awaitSuspended(t, e, time.Now())
@@ -86,7 +86,7 @@ func suspendIdle(t *testing.T, e *env) {
 // awaitSuspended waits until the App, idle since began, is suspended (its
 // VM's host agent and QEMU ended, its state saved), and returns how long
 // after began it was seen suspended.
-func awaitSuspended(t *testing.T, e *env, began time.Time) time.Duration {
+func awaitSuspended(t testing.TB, e *env, began time.Time) time.Duration {
 	t.Helper()
 	deadline := began.Add(3 * time.Minute)
 	for {
@@ -119,7 +119,7 @@ func awaitSuspended(t *testing.T, e *env, began time.Time) time.Duration {
 
 // stayAwake turns suspending off on the App that a client woke, and checks
 // that its VM resumed.
-func stayAwake(t *testing.T, e *env) {
+func stayAwake(t testing.TB, e *env) {
 	t.Helper()
 	// The engine answers before Lima's last check of the resume passed:
 	// the VM says Resumed once the App settled again, which 'set' waits
