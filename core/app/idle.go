@@ -117,11 +117,11 @@ func (c *Controller) checkIdle(ctx context.Context, app *resource.App) (time.Dur
 	limit, uid, now := app.Spec.IdleTimeout(), app.Metadata.UID, c.now()
 	c.idle.seed(uid, app.Status.IdleSince)
 	// An App not followed yet counts from now: at a daemon's first look
-	// without a stored idleSince, and at the first after a wake, since
-	// the suspension forgot the clock. A client's activity before that,
-	// the one that woke it among them, is older; taken, it would suspend
-	// the App again at once, under a command that woke it through the API
-	// ('paddock shell') and is no client of the engine.
+	// without a stored idleSince, and at the first look after a wake (the
+	// suspension forgot the clock). A client's last activity from before
+	// then, taken as the start, would suspend the App again at once, under
+	// a command that woke it through the API ('paddock shell') and is no
+	// client of the engine.
 	c.idle.follow(uid, now)
 	clients := c.opts.Clients()
 	if clients.Connections > 0 {

@@ -31,6 +31,7 @@ func suspendWhenIdle(opts *app.Options, p instance.Paths, px *engineproxy.Proxy,
 	opts.Containers = engine.Pinger{ShortDir: p.ShortDir}
 }
 
+// later is the later of a and b.
 func later(a, b time.Time) time.Time {
 	if a.After(b) {
 		return a
