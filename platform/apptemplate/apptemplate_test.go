@@ -2,6 +2,7 @@ package apptemplate_test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -289,5 +290,34 @@ func TestPipeIsTheInstances(t *testing.T) {
 	}
 	if got := apptemplate.PipePath("dev"); got != `\\.\pipe\paddock-dev` {
 		t.Errorf("PipePath(dev) = %s", got)
+	}
+}
+
+// The first boot of a cloud image (install.sh) gives the shutdown the
+// stop timeouts of Paddock's own guest image, which the script repeats:
+// the two must not drift apart.
+func TestInstallScriptStopsAsTheGuestImage(t *testing.T) {
+	script, err := os.ReadFile("install.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rootfs := filepath.Join("..", "linux", "guestimage", "rootfs", "etc", "systemd")
+	for file, section := range map[string]string{
+		filepath.Join(rootfs, "system", "docker.service.d", "paddock-stop.conf"): "[Service]",
+		filepath.Join(rootfs, "system.conf.d", "paddock-stop.conf"):              "[Manager]",
+	} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var setting string
+		for line := range strings.Lines(string(data)) {
+			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") && line != section {
+				setting = line
+			}
+		}
+		if want := `'` + section + `\n` + setting + `\n'`; setting == "" || !strings.Contains(string(script), want) {
+			t.Errorf("install.sh does not write %s as %s does: want %s in it", setting, file, want)
+		}
 	}
 }

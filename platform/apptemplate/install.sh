@@ -13,7 +13,7 @@ fi
 # The shutdown fits in the minute Paddock gives it, as in Paddock's own
 # guest image (platform/linux/guestimage/rootfs/etc/systemd/, which says
 # why): 10 s after SIGTERM for what is left, 30 s for dockerd to stop its
-# containers.
+# containers. The two values are that image's; a test keeps them so.
 conf=/etc/systemd/system.conf.d/paddock-stop.conf
 if [ ! -e "$conf" ]; then
 	mkdir -p /etc/systemd/system/docker.service.d "${conf%/*}"
