@@ -130,15 +130,26 @@ func (zeros) Read(p []byte) (int, error) {
 // client of it.
 func serve(t testing.TB, p *Proxy, dir string) (string, *http.Client) {
 	socket := filepath.Join(dir, "docker.sock")
+	serveUntilEnd(t, p.Serve, socket)
+	return socket, client(socket)
+}
+
+// serveUntilEnd runs serve on socket until the test ends, once it listens,
+// and returns a function that ends it early.
+func serveUntilEnd(t testing.TB, serve func(ctx context.Context, socket string) error, socket string) func() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- p.Serve(ctx, socket) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
+	go func() { done <- serve(ctx, socket) }()
+	var stopped atomic.Bool
+	stop := func() {
+		if stopped.CompareAndSwap(false, true) {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("Serve: %v", err)
+			}
 		}
-	})
+	}
+	t.Cleanup(stop)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		if c, err := net.Dial("unix", socket); err == nil {
@@ -146,11 +157,11 @@ func serve(t testing.TB, p *Proxy, dir string) (string, *http.Client) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the proxy does not listen")
+			t.Fatalf("nothing listens on %s", socket)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	return socket, client(socket)
+	return stop
 }
 
 func client(socket string) *http.Client {
@@ -331,28 +342,18 @@ func TestNoEngineAndWake(t *testing.T) {
 		return nil
 	}}
 	_, c = serve(t, p, dir)
-	errs := make(chan error, 4)
-	for range 4 {
-		go func() {
-			resp, err := c.Get("http://docker/_ping")
-			if err == nil {
-				body, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if string(body) != "OK" {
-					err = fmt.Errorf("%s %q", resp.Status, body)
-				}
-			}
-			errs <- err
-		}()
-	}
-	for range 4 {
-		if err := <-errs; err != nil {
-			t.Fatalf("a ping that woke the engine: %v", err)
+	fourAtOnceWakeOnce(t, &wakes, "a ping", func() error {
+		resp, err := c.Get("http://docker/_ping")
+		if err != nil {
+			return err
 		}
-	}
-	if n := wakes.Load(); n != 1 {
-		t.Errorf("four pings at once woke the engine %d times", n)
-	}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(body) != "OK" {
+			return fmt.Errorf("%s %q", resp.Status, body)
+		}
+		return nil
+	})
 
 	// A wake that fails says why.
 	dir = shortDir(t)
@@ -364,6 +365,25 @@ func TestNoEngineAndWake(t *testing.T) {
 	}
 	if msg := dockerError(t, resp); resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(msg, "could not be woken: the disk is full") {
 		t.Fatalf("a failed wake: %s %q", resp.Status, msg)
+	}
+}
+
+// fourAtOnceWakeOnce makes call, a client's (what) of an engine that does
+// not answer yet, from four goroutines at once, and fails t unless each
+// succeeded and the engine was woken once (wakes counts the wakes).
+func fourAtOnceWakeOnce(t *testing.T, wakes *atomic.Int32, what string, call func() error) {
+	t.Helper()
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() { errs <- call() }()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatalf("%s that woke the engine: %v", what, err)
+		}
+	}
+	if n := wakes.Load(); n != 1 {
+		t.Errorf("four of %s at once woke the engine %d times", what, n)
 	}
 }
 

@@ -43,31 +43,7 @@ func startCounter(t testing.TB, socket string) {
 // the socket and a function that ends Serve early.
 func serveStream(t testing.TB, s *Stream, dir string) (string, func()) {
 	socket := filepath.Join(dir, "containerd.sock")
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, socket) }()
-	var stopped atomic.Bool
-	stop := func() {
-		if stopped.CompareAndSwap(false, true) {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("Serve: %v", err)
-			}
-		}
-	}
-	t.Cleanup(stop)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if c, err := net.Dial("unix", socket); err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the stream does not listen")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	return socket, stop
+	return socket, serveUntilEnd(t, s.Serve, socket)
 }
 
 // send writes msg through socket, ends its input, and returns the answer.
@@ -134,24 +110,13 @@ func TestStreamNoEngineAndWake(t *testing.T) {
 		return nil
 	}}
 	socket, _ = serveStream(t, s, dir)
-	errs := make(chan error, 4)
-	for range 4 {
-		go func() {
-			out, err := send(socket, "hello")
-			if err == nil && out != "5 bytes\n" {
-				err = fmt.Errorf("answered %q", out)
-			}
-			errs <- err
-		}()
-	}
-	for range 4 {
-		if err := <-errs; err != nil {
-			t.Fatalf("a client that woke the engine: %v", err)
+	fourAtOnceWakeOnce(t, &wakes, "a client", func() error {
+		out, err := send(socket, "hello")
+		if err == nil && out != "5 bytes\n" {
+			err = fmt.Errorf("answered %q", out)
 		}
-	}
-	if n := wakes.Load(); n != 1 {
-		t.Errorf("four clients at once woke the engine %d times", n)
-	}
+		return err
+	})
 
 	dir = shortDir(t)
 	socket, _ = serveStream(t, &Stream{Engine: filepath.Join(dir, "vm-containerd.sock"), Wake: func(context.Context) error {
