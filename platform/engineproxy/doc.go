@@ -34,6 +34,8 @@
 //
 // Stream wakes the App and counts the clients the same way; a client whose
 // engine cannot be reached or woken is disconnected (gRPC's Unavailable).
+// A client that waits for a wake can be greeted first (Preface), for
+// clients that give up on a server that says nothing.
 //
 // The engine's own paths stay the engine's: a bind of the VM's system
 // paths (/var/run/docker.sock, /proc, /sys, /dev, /run, /etc,

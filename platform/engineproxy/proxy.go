@@ -54,7 +54,7 @@ func (p *Proxy) init() {
 	p.once.Do(func() {
 		w := newWaker(p.Engine, p.Wake, p.logger(), "a Docker client")
 		transport := &http.Transport{
-			DialContext:         func(ctx context.Context, _, _ string) (net.Conn, error) { return w.dial(ctx) },
+			DialContext:         func(ctx context.Context, _, _ string) (net.Conn, error) { return w.dial(ctx, nil) },
 			MaxIdleConns:        64,
 			MaxIdleConnsPerHost: 64,
 			IdleConnTimeout:     90 * time.Second,

@@ -27,6 +27,12 @@ type Stream struct {
 	// Client names the engine's clients in the log: "a containerd
 	// client" when empty.
 	Client string
+	// Preface, when set, is sent to a client whose engine does not answer,
+	// before the App is woken: what the engine says first on a connection,
+	// for a client that gives up when the server says nothing for a while
+	// (HTTP2Preface for gRPC, whose clients wait 10 s for it). The
+	// engine's own first words follow once it answers.
+	Preface []byte
 	// Logger takes the stream's own log; slog.Default() when nil.
 	Logger *slog.Logger
 
@@ -55,17 +61,26 @@ func (s *Stream) Serve(ctx context.Context, socket string) error {
 		client = "a containerd client"
 	}
 	base, cutOff := context.WithCancel(context.Background())
-	r := &relay{w: newWaker(s.Engine, s.Wake, s.logger(), client), base: base, cutOff: cutOff, listeners: map[net.Listener]bool{}}
+	r := &relay{w: newWaker(s.Engine, s.Wake, s.logger(), client), preface: s.Preface, base: base, cutOff: cutOff, listeners: map[net.Listener]bool{}}
 	return serveSocket(ctx, socket, r, &s.act, s.logger(), "engine")
 }
+
+// HTTP2Preface is an HTTP/2 server's connection preface with no settings
+// of its own (RFC 9113, 3.4): a SETTINGS frame, empty, which leaves every
+// setting at its default until the engine's own SETTINGS frame, which
+// follows, changes it. A gRPC client that got it counts the connection
+// as ready; it acknowledges both frames, and a gRPC server takes an
+// acknowledgement it did not wait for as nothing.
+var HTTP2Preface = []byte{0, 0, 0, 0x4, 0, 0, 0, 0, 0}
 
 // relay is a Stream's server: it relays every connection its listeners
 // accept, until it is shut down.
 type relay struct {
-	w      *waker
-	base   context.Context // ends every relayed connection when cancelled
-	cutOff context.CancelFunc
-	conns  sync.WaitGroup
+	w       *waker
+	preface []byte
+	base    context.Context // ends every relayed connection when cancelled
+	cutOff  context.CancelFunc
+	conns   sync.WaitGroup
 
 	mu        sync.Mutex
 	closed    bool
@@ -108,7 +123,11 @@ func (r *relay) Serve(l net.Listener) error {
 // failed, or the relay is cut off.
 func (r *relay) pass(client net.Conn) {
 	defer client.Close()
-	engine, err := r.w.dial(r.base)
+	var greet func()
+	if len(r.preface) > 0 {
+		greet = func() { client.Write(r.preface) }
+	}
+	engine, err := r.w.dial(r.base, greet)
 	if err != nil {
 		r.w.log.Debug(r.w.client+" found no engine", "engine", r.w.engine, "err", err)
 		return

@@ -170,3 +170,38 @@ func TestStreamActivityAndEnd(t *testing.T) {
 		t.Fatalf("after the end: %+v", a)
 	}
 }
+
+// A Stream with a preface sends it to a client whose engine must be woken
+// before the wake, and the engine's answer after it; a client whose engine
+// answers gets the engine's words alone.
+func TestStreamPrefaceGreetsAClientThatWaitsForAWake(t *testing.T) {
+	dir := shortDir(t)
+	engine := filepath.Join(dir, "vm-containerd.sock")
+	preface := []byte("the engine will answer\n")
+	woke := make(chan struct{})
+	s := &Stream{Engine: engine, Preface: preface, Wake: func(context.Context) error {
+		<-woke // the client must have the preface before the wake ends
+		startCounter(t, engine)
+		return nil
+	}}
+	socket, _ := serveStream(t, s, dir)
+	c, err := net.Dial("unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	r := bufio.NewReader(c)
+	if line, err := r.ReadString('\n'); err != nil || line != string(preface) {
+		t.Fatalf("while the App wakes the client read %q, %v; want the preface", line, err)
+	}
+	close(woke)
+	io.WriteString(c, "hello")
+	c.(*net.UnixConn).CloseWrite()
+	if rest, err := io.ReadAll(r); err != nil || string(rest) != "5 bytes\n" {
+		t.Fatalf("after the wake the client read %q, %v; want the engine's answer", rest, err)
+	}
+	if out, err := send(socket, "hi"); err != nil || out != "2 bytes\n" {
+		t.Fatalf("with the engine up: %q, %v; want its answer alone", out, err)
+	}
+}

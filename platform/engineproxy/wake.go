@@ -39,8 +39,9 @@ func newWaker(engine string, wake func(context.Context) error, log *slog.Logger,
 }
 
 // dial reaches the engine, waking it when it does not answer; its error
-// is an *engineDown.
-func (w *waker) dial(ctx context.Context) (net.Conn, error) {
+// is an *engineDown. waiting, when set, is called once the engine did not
+// answer, before the dial waits for a wake.
+func (w *waker) dial(ctx context.Context, waiting func()) (net.Conn, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "unix", w.engine)
 	if err == nil || w.wake == nil || ctx.Err() != nil {
@@ -48,6 +49,9 @@ func (w *waker) dial(ctx context.Context) (net.Conn, error) {
 			return nil, &engineDown{dial: err}
 		}
 		return c, nil
+	}
+	if waiting != nil {
+		waiting()
 	}
 	select {
 	case w.waking <- struct{}{}:

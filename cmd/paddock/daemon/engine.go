@@ -60,9 +60,12 @@ func readApp(ctx context.Context, st store.Store) (*resource.App, error) {
 }
 
 // containerdStream is the relay of the App's containerd socket, in front
-// of the VM's forward; its Wake is containerdWake's.
+// of the VM's forward; its Wake is containerdWake's. A client that wakes
+// the App is greeted as containerd's gRPC server greets it: containerd's
+// clients give up on a server that says nothing for 10 s, and a resume
+// under emulation on a busy host takes longer.
 func containerdStream(p instance.Paths, log *slog.Logger) *engineproxy.Stream {
-	return &engineproxy.Stream{Engine: resource.EngineForward(p.ShortDir, resource.EngineContainerd), Logger: log}
+	return &engineproxy.Stream{Engine: resource.EngineForward(p.ShortDir, resource.EngineContainerd), Preface: engineproxy.HTTP2Preface, Logger: log}
 }
 
 // containerdWake is wake (the App controller's) for a client of the
