@@ -1,7 +1,6 @@
 package engineproxy
 
 import (
-	"errors"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -70,9 +69,4 @@ func (c *countedConn) Close() error {
 	return c.Conn.Close()
 }
 
-func (c *countedConn) CloseWrite() error {
-	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
-		return cw.CloseWrite()
-	}
-	return errors.ErrUnsupported
-}
+func (c *countedConn) CloseWrite() error { return closeWrite(c.Conn) }

@@ -2,8 +2,6 @@ package engineproxy
 
 import (
 	"context"
-	"errors"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -119,8 +117,7 @@ func (r *relay) Serve(l net.Listener) error {
 }
 
 // pass relays client to a new connection to the engine until both sides
-// ended (each one's end of input passed on as a half close), either
-// failed, or the relay is cut off.
+// ended, or the relay is cut off (Join).
 func (r *relay) pass(client net.Conn) {
 	defer client.Close()
 	var greet func()
@@ -133,34 +130,7 @@ func (r *relay) pass(client net.Conn) {
 		return
 	}
 	defer engine.Close()
-	stop := context.AfterFunc(r.base, func() {
-		client.Close()
-		engine.Close()
-	})
-	defer stop()
-	failed := make(chan bool, 2)
-	copyHalf := func(dst, src net.Conn) {
-		_, err := io.Copy(dst, src)
-		if err == nil {
-			err = closeWrite(dst)
-		}
-		failed <- err != nil
-	}
-	go copyHalf(engine, client)
-	go copyHalf(client, engine)
-	for range 2 {
-		if <-failed {
-			return // the deferred closes end the other direction
-		}
-	}
-}
-
-// closeWrite ends c's output, keeping its input open.
-func closeWrite(c net.Conn) error {
-	if cw, ok := c.(interface{ CloseWrite() error }); ok {
-		return cw.CloseWrite()
-	}
-	return errors.ErrUnsupported
+	Join(r.base, client, engine)
 }
 
 // close stops accepting connections.
