@@ -22,9 +22,6 @@ type Stream struct {
 	// the stream dials it once more; it returns when the engine should
 	// answer, or why it will not. One runs at a time.
 	Wake func(ctx context.Context) error
-	// Client names the engine's clients in the log: "a containerd
-	// client" when empty.
-	Client string
 	// Preface, when set, is sent to a client whose engine does not answer,
 	// before the App is woken: what the engine says first on a connection,
 	// for a client that gives up when the server says nothing for a while
@@ -54,12 +51,8 @@ func (s *Stream) logger() *slog.Logger {
 // them. A socket removed or replaced meanwhile is made again within
 // seconds.
 func (s *Stream) Serve(ctx context.Context, socket string) error {
-	client := s.Client
-	if client == "" {
-		client = "a containerd client"
-	}
 	base, cutOff := context.WithCancel(context.Background())
-	r := &relay{w: newWaker(s.Engine, s.Wake, s.logger(), client), preface: s.Preface, base: base, cutOff: cutOff, listeners: map[net.Listener]bool{}}
+	r := &relay{w: newWaker(s.Engine, s.Wake, s.logger(), "a containerd client"), preface: s.Preface, base: base, cutOff: cutOff, listeners: map[net.Listener]bool{}}
 	return serveSocket(ctx, socket, r, &s.act, s.logger(), "engine")
 }
 
