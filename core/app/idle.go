@@ -110,8 +110,8 @@ func (c *Controller) suspends(app *resource.App) bool {
 }
 
 // checkIdle follows a running, settled App that suspends when idle: when
-// no client was connected and no container ran for spec.suspendWhenIdle
-// it suspends the App. It returns how soon to look again (zero when it
+// no client was connected, no container ran and no one was logged in to
+// its VM for spec.suspendWhenIdle, it suspends the App. It returns how soon to look again (zero when it
 // suspended the App: the write wakes the controller).
 func (c *Controller) checkIdle(ctx context.Context, app *resource.App) (time.Duration, error) {
 	limit, uid, now := app.Spec.IdleTimeout(), app.Metadata.UID, c.now()
@@ -124,9 +124,7 @@ func (c *Controller) checkIdle(ctx context.Context, app *resource.App) (time.Dur
 	// client of the engine.
 	c.idle.follow(uid, now)
 	clients := c.opts.Clients()
-	if clients.Connections > 0 {
-		c.idle.busy(uid, now)
-	} else if !clients.Last.IsZero() {
+	if clients.Connections == 0 && !clients.Last.IsZero() {
 		c.idle.busy(uid, clients.Last)
 	}
 	since := c.idle.follow(uid, now)
@@ -134,8 +132,13 @@ func (c *Controller) checkIdle(ctx context.Context, app *resource.App) (time.Dur
 	if recheck <= 0 {
 		recheck = idleRecheck
 	}
-	if clients.Connections > 0 {
+	// busyNow records the App busy now, and says when to look again.
+	busyNow := func() (time.Duration, error) {
+		c.idle.busy(uid, now)
 		return min(limit, recheck), c.writeIdleSince(ctx, app, time.Time{})
+	}
+	if clients.Connections > 0 {
+		return busyNow()
 	}
 	// Asked on every look, not only at the end: a container that ran for
 	// a while in between counts.
@@ -147,8 +150,7 @@ func (c *Controller) checkIdle(ctx context.Context, app *resource.App) (time.Dur
 		if err != nil {
 			c.log.Debug("cannot tell whether containers run; the App is not suspended", "err", err)
 		}
-		c.idle.busy(uid, now)
-		return min(limit, recheck), c.writeIdleSince(ctx, app, time.Time{})
+		return busyNow()
 	}
 	if idle := now.Sub(since); idle < limit {
 		return min(limit-idle, recheck), c.writeIdleSince(ctx, app, since)
@@ -163,8 +165,7 @@ func (c *Controller) checkIdle(ctx context.Context, app *resource.App) (time.Dur
 			if err != nil {
 				c.log.Debug("cannot tell whether someone is logged in to the App's VM; the App is not suspended", "err", err)
 			}
-			c.idle.busy(uid, now)
-			return min(limit, recheck), c.writeIdleSince(ctx, app, time.Time{})
+			return busyNow()
 		}
 	}
 	c.log.Info("suspending the App: no client of its engine and no running container", "engine", app.Spec.ContainerEngine.Name, "for", now.Sub(since).Round(time.Second), "suspendWhenIdle", app.Spec.SuspendWhenIdle)
