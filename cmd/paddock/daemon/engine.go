@@ -19,11 +19,10 @@ func dockerProxy(p instance.Paths, st store.Store, log *slog.Logger) *engineprox
 	if p.Instance != instance.Default {
 		paddock += " --instance " + p.Instance
 	}
-	readApp := func(ctx context.Context) (*resource.App, error) { return readApp(ctx, st) }
 	return &engineproxy.Proxy{
 		Engine: resource.EngineForward(p.ShortDir, resource.EngineMoby),
 		Shared: func(ctx context.Context) ([]resource.AppMount, error) {
-			a, err := readApp(ctx)
+			a, err := readApp(ctx, st)
 			if err != nil {
 				return nil, err
 			}
@@ -33,7 +32,7 @@ func dockerProxy(p instance.Paths, st store.Store, log *slog.Logger) *engineprox
 			return a.Spec.Mounts, nil
 		},
 		NotRunning: func(ctx context.Context) string {
-			a, err := readApp(ctx)
+			a, err := readApp(ctx, st)
 			switch {
 			case resource.IsNotFound(err):
 				return "there is no App: '" + paddock + " start' makes one and starts it"
