@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"math"
 	"net/http"
@@ -71,11 +72,17 @@ func newProblem(reason resource.Reason, detail string) *problem {
 	return &problem{Problem: wire.Problem{Title: http.StatusText(status), Status: status, Reason: reason, Detail: detail}}
 }
 
-// toProblem turns an error from the core into its HTTP form. Errors without
-// a reason are internal: the person sees a sentence, the log the cause.
+// toProblem turns an error from the core into its HTTP form. A request
+// whose own deadline (a wait's ?timeout=) cut its work short timed out.
+// Other errors without a reason are internal: the person sees a sentence,
+// the log the cause.
 func toProblem(err error) error {
 	var e *resource.Error
-	if !errors.As(err, &e) {
+	switch {
+	case errors.As(err, &e):
+	case errors.Is(err, context.DeadlineExceeded):
+		return newProblem(resource.ReasonTimeout, "the request timed out: "+err.Error())
+	default:
 		return newProblem(resource.ReasonInternal, "internal error: "+err.Error())
 	}
 	p := newProblem(e.Reason, e.Message)

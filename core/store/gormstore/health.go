@@ -12,14 +12,15 @@ import (
 
 // SQLite's primary result codes this file tells apart.
 const (
-	sqliteBusy     = 5
-	sqliteLocked   = 6
-	sqliteReadOnly = 8
-	sqliteIOErr    = 10
-	sqliteCorrupt  = 11
-	sqliteFull     = 13
-	sqliteCantOpen = 14
-	sqliteNotADB   = 26
+	sqliteBusy      = 5
+	sqliteLocked    = 6
+	sqliteReadOnly  = 8
+	sqliteInterrupt = 9
+	sqliteIOErr     = 10
+	sqliteCorrupt   = 11
+	sqliteFull      = 13
+	sqliteCantOpen  = 14
+	sqliteNotADB    = 26
 )
 
 // storageError turns a failed database operation into the error its caller
@@ -27,7 +28,14 @@ const (
 // read-only, damaged or unreachable is Unavailable (503); both with a
 // sentence naming the database and what to do. The first failure of a run
 // is logged, and Healthy reports it until a write succeeds again.
+//
+// An operation whose context ended (its client left, or its deadline
+// passed) is no failure of the database: its error wraps the context's,
+// so a caller can tell a timeout, and nothing is logged or counted.
 func (s *DB) storageError(ctx context.Context, what string, err error) error {
+	if callerLeft(ctx, err) {
+		return fmt.Errorf("cannot %s: %w", what, ctx.Err())
+	}
 	s.writeErrors.Add(1)
 	reason, advice := classify(err)
 	msg := fmt.Sprintf("cannot %s: the %s failed: %v", what, s.name, err)
@@ -46,6 +54,16 @@ func (s *DB) storageError(ctx context.Context, what string, err error) error {
 		e.RetryAfter = busyTimeout
 	}
 	return e
+}
+
+// callerLeft reports whether err is the end of ctx: the context's own
+// error, or SQLite's interruption of a statement when the context ended.
+func callerLeft(ctx context.Context, err error) bool {
+	if ctx.Err() == nil {
+		return false
+	}
+	var coded interface{ Code() int }
+	return errors.Is(err, ctx.Err()) || errors.As(err, &coded) && coded.Code()&0xff == sqliteInterrupt
 }
 
 // busyTimeout is how long a SQLite write waits for another connection's
