@@ -236,7 +236,7 @@ func (s *Server) waitFor(ctx context.Context, key resource.Key, timeout time.Dur
 	last := current
 	for {
 		ev, err := w.Next(ctx)
-		if errors.Is(err, context.DeadlineExceeded) {
+		if deadlinePassed(ctx, err) {
 			return nil, resource.Errorf(resource.ReasonTimeout, "timed out after %s waiting for %s; it is now: %s", timeout, what, summary(last.(*resource.VM)))
 		}
 		if err != nil {
@@ -256,6 +256,13 @@ func (s *Server) waitFor(ctx context.Context, key resource.Key, timeout time.Dur
 			}
 		}
 	}
+}
+
+// deadlinePassed reports whether a wait's watch failed because the wait's
+// own deadline passed: with the deadline's error, or with Canceled from
+// the watch that the deadline stopped.
+func deadlinePassed(ctx context.Context, err error) bool {
+	return err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded)
 }
 
 // summary says what a VM's conditions say, for a timeout's message.

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -156,7 +155,7 @@ func (s *Server) waitApp(ctx context.Context, from *resource.App, timeout time.D
 	}
 	for {
 		ev, err := w.Next(ctx)
-		if errors.Is(err, context.DeadlineExceeded) {
+		if deadlinePassed(ctx, err) {
 			_, state := wire.AppSettled.Met(last.Status.Conditions, last.Metadata.Generation)
 			return nil, resource.Errorf(resource.ReasonTimeout, "timed out after %s waiting for the App to settle; last seen: %s", timeout, state)
 		}
