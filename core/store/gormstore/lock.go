@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/glebarez/sqlite"
 	"github.com/gofrs/flock"
@@ -89,35 +90,60 @@ func (f fileLock) release() { f.l.Unlock() }
 const advisoryKey = 0x70616464
 
 // lockPostgres takes a session advisory lock on a connection of its own,
-// held until release.
+// held until release. A lock whose holder is not among the server's
+// sessions belongs to one that is ending (a daemon that just exited):
+// the lock is tried again for up to endingSessionWait.
 func lockPostgres(ctx context.Context, db *sql.DB, name string) (dbLock, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("connect to the %s: %w", name, err)
 	}
-	var ok bool
-	if err := conn.QueryRowContext(ctx, "SELECT pg_try_advisory_lock($1, hashtext(current_schema()))", advisoryKey).Scan(&ok); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("lock the %s: %w", name, err)
-	}
-	if !ok {
+	deadline := time.Now().Add(endingSessionWait)
+	for {
+		var ok bool
+		if err := conn.QueryRowContext(ctx, "SELECT pg_try_advisory_lock($1, hashtext(current_schema()))", advisoryKey).Scan(&ok); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("lock the %s: %w", name, err)
+		}
+		if ok {
+			return pgLock{conn}, nil
+		}
 		var pid int
 		var addr string
 		conn.QueryRowContext(ctx, `SELECT a.pid, COALESCE(host(a.client_addr), 'a local socket')
 			FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
 			WHERE l.locktype = 'advisory' AND l.granted AND l.classid = $1 AND l.objsubid = 2
 			AND l.objid::bigint = (hashtext(current_schema())::bigint & 4294967295)`, advisoryKey).Scan(&pid, &addr)
+		if pid == 0 && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
 		conn.Close()
-		return nil, fmt.Errorf("the %s is in use by another paddock daemon (connected from %s, server process %d): one daemon only may use a database; stop that one or give this one another --database", name, addr, pid)
+		holder := "a session that is ending"
+		if pid != 0 {
+			holder = fmt.Sprintf("connected from %s, server process %d", addr, pid)
+		}
+		return nil, fmt.Errorf("the %s is in use by another paddock daemon (%s): one daemon only may use a database; stop that one or give this one another --database", name, holder)
 	}
-	return pgLock{conn}, nil
 }
+
+// endingSessionWait is how long a store waits for the lock of a session
+// that is ending.
+const endingSessionWait = 3 * time.Second
 
 type pgLock struct{ conn *sql.Conn }
 
-// release closes the lock's connection, which ends its session and the
-// lock with it.
-func (p pgLock) release() { p.conn.Close() }
+// release unlocks and gives the lock's connection back, for the store's
+// Close to close. The unlock is what makes the database free when release
+// returns: a closed connection ends its session, and the lock with it,
+// only once the server has seen it go, and a store opened again at once
+// found the database in use by a holder it could not name.
+func (p pgLock) release() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	p.conn.ExecContext(ctx, "SELECT pg_advisory_unlock($1, hashtext(current_schema()))", advisoryKey)
+	p.conn.Close()
+}
 
 // checkSQLite checks the file's integrity (quick_check) and that it can be
 // written, so that a damaged or read-only database stops the daemon at
