@@ -52,6 +52,9 @@ type vmAction struct {
 	// settled reports whether the VM reached the action's end, given the
 	// VM before the change.
 	settled func(before, now *resource.VM) bool
+	// refuse, when set, returns why the action cannot be done on the VM
+	// as it is (a Conflict), or nil.
+	refuse func(vm *resource.VM) error
 }
 
 var vmActions = []vmAction{
@@ -84,9 +87,18 @@ var vmActions = []vmAction{
 		},
 	},
 	{
-		name:    "restart",
-		summary: "Restart a running VM, and with wait=true answer once it runs again (status.restartCount went up) or failed",
-		change:  func(*resource.VM, bool) string { return annotate(resource.AnnotationRestartRequested) },
+		name: "restart",
+		summary: "Restart a VM that should run, and with wait=true answer once it runs again (status.restartCount went up) or failed. " +
+			"A stopped VM is refused (409): start it instead.",
+		change: func(*resource.VM, bool) string { return annotate(resource.AnnotationRestartRequested) },
+		// A restart of a stopped VM was taken and dropped, and answered
+		// "restarted": the VM stayed stopped.
+		refuse: func(vm *resource.VM) error {
+			if vm.Spec.Running {
+				return nil
+			}
+			return resource.Errorf(resource.ReasonConflict, "vm %s is stopped, so there is nothing to restart: start it (paddock vm start %s)", vm.Metadata.Name, vm.Metadata.Name)
+		},
 		settled: func(before, now *resource.VM) bool {
 			if _, pending := now.Metadata.Annotations[resource.AnnotationRestartRequested]; pending {
 				return false
@@ -162,6 +174,9 @@ func (s *Server) registerVMActions() {
 			Tags:        []string{k.Plural},
 			Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusGatewayTimeout},
 		}
+		if a.refuse != nil {
+			op.Errors = append(op.Errors, http.StatusConflict)
+		}
 		if a.takesCold {
 			huma.Register(s.api, op, func(ctx context.Context, in *coldActionInput) (*objectOutput[*resource.VM], error) {
 				return respond[*resource.VM](s.runAction(ctx, a, &actionInput{in.Namespace, in.Name, in.Wait, in.Timeout}, in.Cold))
@@ -200,6 +215,11 @@ func (s *Server) runAction(ctx context.Context, a vmAction, in *actionInput, col
 	before := obj.(*resource.VM)
 	if before.Metadata.Terminating() {
 		return nil, resource.Errorf(resource.ReasonForbidden, "vm %s is being deleted", in.Name)
+	}
+	if a.refuse != nil {
+		if err := a.refuse(before); err != nil {
+			return nil, err
+		}
 	}
 	changed, err := s.store.Patch(ctx, key, []byte(a.change(before, cold)))
 	if err != nil || !in.Wait {

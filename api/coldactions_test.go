@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -172,5 +173,25 @@ func TestAppStartAndStopSetCold(t *testing.T) {
 		if code != http.StatusOK || a.Spec.Running != step.running || a.Spec.Cold != step.cold {
 			t.Fatalf("%s: %d %s; want spec.running %t, spec.cold %t", step.action, code, body, step.running, step.cold)
 		}
+	}
+}
+
+// A restart of a stopped VM is refused, saying to start it, and changes
+// nothing: it was taken, dropped by the controller and answered
+// "restarted" while the VM stayed stopped.
+func TestVMRestartOfAStoppedVMIsRefused(t *testing.T) {
+	st := openStore(t)
+	h := api.New(api.Config{Store: st}).Handler()
+	before := newVM(t, st, resource.VMSpec{TemplateRef: "plain"})
+	code, _, body := postVM(t, h, "/api/v1alpha1/namespaces/default/vms/dev/restart?wait=true&timeout=5s")
+	if code != http.StatusConflict || !strings.Contains(body, "vm dev is stopped") || !strings.Contains(body, "paddock vm start dev") {
+		t.Fatalf("restart of a stopped VM: %d %s; want 409 saying to start it", code, body)
+	}
+	obj, err := st.Get(context.Background(), resource.KeyOf(before))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if now := obj.(*resource.VM); now.Metadata.ResourceVersion != before.Metadata.ResourceVersion {
+		t.Fatalf("the refused restart changed the VM: %+v", now.Metadata)
 	}
 }

@@ -122,6 +122,13 @@ func TestVMStartAndStopColdFlagsAndWhatTheySay(t *testing.T) {
 		}
 	}
 
+	// A stopped VM has nothing to restart: a conflict with its state
+	// (exit 1, as vm shell on a stopped VM), saying to start it, where it
+	// was once answered "restarted" and left stopped.
+	if _, errOut, code := run("vm", "restart", "dev"); code != exitError || !strings.Contains(errOut, "paddock vm start dev") {
+		t.Errorf("vm restart of a stopped VM: exit %d %q; want 1 saying to start it", code, errOut)
+	}
+
 	// vm get and the wide list show how it last started, and why it
 	// booted cold.
 	_, _, _ = run("vm", "start", "dev", "--cold", "--wait=false")
