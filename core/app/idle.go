@@ -111,8 +111,9 @@ func (c *Controller) suspends(app *resource.App) bool {
 
 // checkIdle follows a running, settled App that suspends when idle: when
 // no client was connected, no container ran and no one was logged in to
-// its VM for spec.suspendWhenIdle, it suspends the App. It returns how soon to look again (zero when it
-// suspended the App: the write wakes the controller).
+// its VM for spec.suspendWhenIdle, it suspends the App. It returns how
+// soon to look again (zero when it suspended the App: the write wakes the
+// controller).
 func (c *Controller) checkIdle(ctx context.Context, app *resource.App) (time.Duration, error) {
 	limit, uid, now := app.Spec.IdleTimeout(), app.Metadata.UID, c.now()
 	c.idle.seed(uid, app.Status.IdleSince)

@@ -62,8 +62,17 @@ func callerLeft(ctx context.Context, err error) bool {
 	if ctx.Err() == nil {
 		return false
 	}
+	return errors.Is(err, ctx.Err()) || sqliteCode(err) == sqliteInterrupt
+}
+
+// sqliteCode is the primary result code of a SQLite error in err's chain,
+// or 0 (SQLITE_OK) when err holds none.
+func sqliteCode(err error) int {
 	var coded interface{ Code() int }
-	return errors.Is(err, ctx.Err()) || errors.As(err, &coded) && coded.Code()&0xff == sqliteInterrupt
+	if !errors.As(err, &coded) {
+		return 0
+	}
+	return coded.Code() & 0xff
 }
 
 // busyTimeout is how long a SQLite write waits for another connection's
@@ -72,11 +81,7 @@ const busyTimeout = 5 * time.Second
 
 // busy reports whether err says another connection holds the lock.
 func busy(err error) bool {
-	var coded interface{ Code() int }
-	if !errors.As(err, &coded) {
-		return false
-	}
-	code := coded.Code() & 0xff
+	code := sqliteCode(err)
 	return code == sqliteBusy || code == sqliteLocked
 }
 
@@ -98,22 +103,19 @@ func (s *DB) Healthy() error {
 // classify returns the reason and the advice for a storage failure, or
 // "" when err is not one of the failures a person can act on.
 func classify(err error) (resource.Reason, string) {
-	var coded interface{ Code() int }
-	if errors.As(err, &coded) {
-		switch coded.Code() & 0xff {
-		case sqliteBusy, sqliteLocked:
-			return resource.ReasonUnavailable, fmt.Sprintf("is locked by another process, which has held it for more than %v: retry later; if it stays locked, find the process that has the file open (fuser, lsof) and stop it", busyTimeout)
-		case sqliteFull:
-			return resource.ReasonInsufficientStorage, "is on a full disk: free space on it, then retry"
-		case sqliteReadOnly:
-			return resource.ReasonUnavailable, "cannot be written (the file or its directory is read-only): make both writable by the daemon's user, then retry"
-		case sqliteIOErr:
-			return resource.ReasonUnavailable, "met a disk I/O error: check the disk, then restart the daemon"
-		case sqliteCorrupt, sqliteNotADB:
-			return resource.ReasonUnavailable, damagedAdvice
-		case sqliteCantOpen:
-			return resource.ReasonUnavailable, "cannot be opened: check that the file and its directory exist and belong to the daemon's user"
-		}
+	switch sqliteCode(err) {
+	case sqliteBusy, sqliteLocked:
+		return resource.ReasonUnavailable, fmt.Sprintf("is locked by another process, which has held it for more than %v: retry later; if it stays locked, find the process that has the file open (fuser, lsof) and stop it", busyTimeout)
+	case sqliteFull:
+		return resource.ReasonInsufficientStorage, "is on a full disk: free space on it, then retry"
+	case sqliteReadOnly:
+		return resource.ReasonUnavailable, "cannot be written (the file or its directory is read-only): make both writable by the daemon's user, then retry"
+	case sqliteIOErr:
+		return resource.ReasonUnavailable, "met a disk I/O error: check the disk, then restart the daemon"
+	case sqliteCorrupt, sqliteNotADB:
+		return resource.ReasonUnavailable, damagedAdvice
+	case sqliteCantOpen:
+		return resource.ReasonUnavailable, "cannot be opened: check that the file and its directory exist and belong to the daemon's user"
 	}
 	var pg interface{ SQLState() string }
 	if errors.As(err, &pg) {
