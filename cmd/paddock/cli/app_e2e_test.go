@@ -88,15 +88,19 @@ func appCond(a *resource.App, t string) (string, bool) {
 	return string(c.Status) + "/" + c.Reason, c.ObservedGeneration == a.Metadata.Generation
 }
 
-// docker runs the host's docker CLI with the test HOME (its contexts).
+// docker runs the host's docker CLI with the test HOME (its contexts) and
+// returns what it wrote to stdout; its stderr, such as a warning, is
+// shown only when it fails.
 func (e *env) docker(stdin string, args ...string) string {
 	e.t.Helper()
 	cmd := exec.Command("docker", args...)
 	cmd.Env = append(e.environ(), "DOCKER_HOST=")
 	cmd.Stdin = strings.NewReader(stdin)
-	out, err := cmd.CombinedOutput()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		e.t.Fatalf("docker %v: %v: %s", args, err, out)
+		e.t.Fatalf("docker %v: %v: %s%s", args, err, out, stderr.Bytes())
 	}
 	return string(out)
 }
@@ -275,14 +279,18 @@ func checkSharedFolders(t *testing.T, e *env, readOnly string) {
 	}
 	// One container does it all (each costs seconds under emulation): it
 	// reads the host's file, writes its own and then fails to write into
-	// the read-only folder, its last command.
-	out, err := e.dockerCmd("docker", "run", "--rm", "-v", proj+":/src", "-v", readOnly+":/ro", "busybox:offline", "sh", "-c",
-		"cat /src/from-host.txt && echo written in a container >/src/from-container.txt && echo no >/ro/f").CombinedOutput()
-	if read, _, _ := strings.Cut(string(out), "sh:"); read != "written on the host\n" {
-		t.Fatalf("a container read %q from the host's file: %s", read, out)
+	// the read-only folder, its last command. Its output and its errors
+	// are read apart: docker copies the two streams in no fixed order.
+	var stdout, stderr bytes.Buffer
+	cmd := e.dockerCmd("docker", "run", "--rm", "-v", proj+":/src", "-v", readOnly+":/ro", "busybox:offline", "sh", "-c",
+		"cat /src/from-host.txt && echo written in a container >/src/from-container.txt && echo no >/ro/f")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if stdout.String() != "written on the host\n" {
+		t.Fatalf("a container read %q from the host's file: %s", stdout.String(), stderr.String())
 	}
-	if err == nil || !strings.Contains(string(out), "Read-only file system") {
-		t.Fatalf("a write to the read-only folder: %v: %s", err, out)
+	if err == nil || !strings.Contains(stderr.String(), "Read-only file system") {
+		t.Fatalf("a write to the read-only folder: %v: %s", err, stderr.String())
 	}
 	if _, err := os.Stat(filepath.Join(readOnly, "f")); !os.IsNotExist(err) {
 		t.Fatalf("the read-only folder got the file: %v", err)
