@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -125,10 +126,15 @@ func checkEngineStreams(t *testing.T, e *env, image string) {
 	// input's end reaches it, and what it prints after that still
 	// arrives. It binds the VM's own Docker socket, which the daemon lets
 	// through as any Docker host does (an unshared host folder is refused,
-	// below).
-	events, stop := lineStream(t, e.dockerCmd("docker", "events", "--filter", "container=pd-ev", "--format", "{{.Status}}"))
+	// below). The stream starts at the engine's present second, by its
+	// clock, so it holds the container's start however late it opens.
+	now, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(e.docker("", "--context", "paddock", "info", "--format", "{{.SystemTime}}")))
+	if err != nil {
+		t.Fatalf("the engine's time: %v", err)
+	}
+	events, stop := lineStream(t, e.dockerCmd("docker", "events", "--since", strconv.FormatInt(now.Unix(), 10),
+		"--filter", "container=pd-ev", "--format", "{{.Status}}"))
 	defer stop()
-	time.Sleep(2 * time.Second) // the stream is open before the container starts
 	if out := e.docker("a\nb\n", "--context", "paddock", "run", "--rm", "-i", "--name", "pd-ev", "-v", "/var/run/docker.sock:/docker.sock",
 		image, "sh", "-c", "test -S /docker.sock && echo socket; cat; echo done"); out != "socket\na\nb\ndone\n" {
 		t.Fatalf("run -i: %q", out)
