@@ -15,17 +15,19 @@ import (
 // watch is open; the events come out on events.
 type follower struct {
 	events  chan client.Event
+	holding chan struct{} // closed once the first event is held
 	release chan struct{}
 	done    chan error
 }
 
 func follow(ctx context.Context, cl *client.Client) *follower {
-	f := &follower{events: make(chan client.Event, 100), release: make(chan struct{}), done: make(chan error, 1)}
+	f := &follower{events: make(chan client.Event, 100), holding: make(chan struct{}), release: make(chan struct{}), done: make(chan error, 1)}
 	held := false
 	go func() {
 		f.done <- cl.Follow(ctx, resource.KindVM, "", client.ListOptions{}, func(ev client.Event) (bool, error) {
 			if !held {
 				held = true
+				close(f.holding)
 				<-f.release
 			}
 			f.events <- ev
@@ -33,6 +35,18 @@ func follow(ctx context.Context, cl *client.Client) *follower {
 		})
 	}()
 	return f
+}
+
+// awaitHeld returns once the first event is held.
+func (f *follower) awaitHeld(t *testing.T) {
+	t.Helper()
+	select {
+	case <-f.holding:
+	case err := <-f.done:
+		t.Fatalf("Follow ended: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event within 10s")
+	}
 }
 
 // next returns the next event that is not a bookmark.
@@ -61,7 +75,7 @@ func TestFollowResumesWhereTheStreamEnded(t *testing.T) {
 	defer cancel()
 	mustCreate(t, cl, "a")
 	f := follow(ctx, cl)
-	time.Sleep(200 * time.Millisecond) // the first event (a's ADDED) is held
+	f.awaitHeld(t) // a's ADDED
 	d.restart()
 	for i := range 3 {
 		mustCreate(t, cl, fmt.Sprintf("b%d", i))
@@ -94,7 +108,7 @@ func TestFollowListsAgainWhenTheRevisionIsGone(t *testing.T) {
 	defer cancel()
 	mustCreate(t, cl, "a")
 	f := follow(ctx, cl)
-	time.Sleep(200 * time.Millisecond)
+	f.awaitHeld(t)
 	d.restart()
 	for i := range 5 {
 		mustCreate(t, cl, fmt.Sprintf("b%d", i))
