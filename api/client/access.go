@@ -59,6 +59,21 @@ func (c *Client) Logs(ctx context.Context, ns, name string, opts LogOptions) (io
 // the daemon hands out. The caller connects its standard streams and runs
 // it; the command's exit code is ssh's, which is the remote command's.
 func (c *Client) Shell(ctx context.Context, ns, name string, command []string) (*exec.Cmd, error) {
+	return c.shell(ctx, ns, name, ShellJoin(command))
+}
+
+// AppShell is Shell for the App's VM, whose namespace is ns. A command
+// holds the App busy while it runs (resource.HoldingAppBusy), so that the
+// App is not suspended as idle under it.
+func (c *Client) AppShell(ctx context.Context, ns string, command []string) (*exec.Cmd, error) {
+	remote := ShellJoin(command)
+	if remote != "" {
+		remote = resource.HoldingAppBusy(remote)
+	}
+	return c.shell(ctx, ns, resource.AppVMName, remote)
+}
+
+func (c *Client) shell(ctx context.Context, ns, name, remote string) (*exec.Cmd, error) {
 	p, err := c.SSH(ctx, ns, name)
 	if err != nil {
 		return nil, err
@@ -70,26 +85,27 @@ func (c *Client) Shell(ctx context.Context, ns, name string, command []string) (
 		return nil, fmt.Errorf("cannot reach vm %s over ssh: the daemon's key is not readable here: %w", name, err)
 	}
 	key.Close()
-	return exec.CommandContext(ctx, "ssh", SSHArgs(p, command)...), nil
+	return exec.CommandContext(ctx, "ssh", SSHArgs(p, remote)...), nil
 }
 
 // SSHArgs returns the arguments of ssh that reach the machine p describes
-// and run command there (a terminal's login shell when empty). No ssh
-// configuration of the user's is read: p says everything.
-func SSHArgs(p resource.VMSSH, command []string) []string {
+// and run remote there, a command line of its shell (a terminal's login
+// shell when empty). No ssh configuration of the user's is read: p says
+// everything.
+func SSHArgs(p resource.VMSSH, remote string) []string {
 	args := []string{"-F", "/dev/null"}
 	for _, o := range p.Options {
 		args = append(args, "-o", o)
 	}
 	args = append(args, "-i", p.IdentityFile, "-p", strconv.Itoa(p.Port), "-l", p.User)
-	if len(command) == 0 {
+	if remote == "" {
 		return append(args, "-t", p.Host)
 	}
-	return append(args, p.Host, "--", shellJoin(command))
+	return append(args, p.Host, "--", remote)
 }
 
-// shellJoin quotes args for the guest's POSIX shell.
-func shellJoin(args []string) string {
+// ShellJoin quotes args into one command line of the guest's POSIX shell.
+func ShellJoin(args []string) string {
 	out := make([]string, len(args))
 	for i, a := range args {
 		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"

@@ -95,10 +95,10 @@ type Options struct {
 	// suspends.
 	Clients    func() ClientActivity
 	Containers Containers
-	// Logins, when set, keeps an App that someone is logged in to on a
-	// terminal from being suspended; it is asked once the App was idle
-	// for spec.suspendWhenIdle.
-	Logins Logins
+	// Sessions, when set, keeps an App that someone works in (a login on
+	// a terminal, a command of 'paddock shell') from being suspended; it
+	// is asked once the App was idle for spec.suspendWhenIdle.
+	Sessions Sessions
 	// Now is the clock of the idle time; time.Now when nil.
 	Now func() time.Time
 	// IdleRecheck is how often an App that may become idle is looked at

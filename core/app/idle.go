@@ -23,9 +23,9 @@ import (
 // VM's forward (a round trip through the guest, as engineRecheck's ping).
 const idleRecheck = 30 * time.Second
 
-// loginsTimeout bounds the question whether someone is logged in to the
-// App's VM: a command over SSH, a second or more under emulation.
-const loginsTimeout = 15 * time.Second
+// sessionsTimeout bounds the question whether someone works in the App's
+// VM: a command over SSH, a second or more under emulation.
+const sessionsTimeout = 15 * time.Second
 
 // ClientActivity is what the engine's clients on the host do: how many
 // connections are open now, and when one last opened, closed or sent a
@@ -35,11 +35,12 @@ type ClientActivity struct {
 	Last        time.Time
 }
 
-// Logins says how many people are logged in to the App's VM on a
-// terminal ('paddock shell', or ssh through 'paddock ssh-config'), whose
-// work in the VM nothing on the host sees.
-type Logins interface {
-	Logins(ctx context.Context, vm string) (int, error)
+// Sessions says how many people work in the App's VM, where nothing on
+// the host sees what they do: logins on a terminal ('paddock shell', or
+// ssh through 'paddock ssh-config') and commands that 'paddock shell'
+// runs (resource.HoldingAppBusy).
+type Sessions interface {
+	Sessions(ctx context.Context, vm string) (int, error)
 }
 
 // Containers says whether a container runs in the engine (Docker's
@@ -110,9 +111,9 @@ func (c *Controller) suspends(app *resource.App) bool {
 }
 
 // checkIdle follows a running, settled App that suspends when idle: when
-// no client was connected, no container ran and no one was logged in to
-// its VM for spec.suspendWhenIdle, it suspends the App. It returns how
-// soon to look again (zero when it suspended the App: the write wakes the
+// no client was connected, no container ran and no one worked in its VM
+// for spec.suspendWhenIdle, it suspends the App. It returns how soon to
+// look again (zero when it suspended the App: the write wakes the
 // controller).
 func (c *Controller) checkIdle(ctx context.Context, app *resource.App) (time.Duration, error) {
 	limit, uid, now := app.Spec.IdleTimeout(), app.Metadata.UID, c.now()
@@ -156,15 +157,15 @@ func (c *Controller) checkIdle(ctx context.Context, app *resource.App) (time.Dur
 	if idle := now.Sub(since); idle < limit {
 		return min(limit-idle, recheck), c.writeIdleSince(ctx, app, since)
 	}
-	// Asked only at the end, since it logs in to the VM: someone logged
-	// in on a terminal (a shell) uses the App as much as a client.
-	if c.opts.Logins != nil {
-		asked, cancel := context.WithTimeout(ctx, loginsTimeout)
-		logins, err := c.opts.Logins.Logins(asked, resource.AppVMName)
+	// Asked only at the end, since it logs in to the VM: someone working
+	// in it (a shell, a command) uses the App as much as a client.
+	if c.opts.Sessions != nil {
+		asked, cancel := context.WithTimeout(ctx, sessionsTimeout)
+		sessions, err := c.opts.Sessions.Sessions(asked, resource.AppVMName)
 		cancel()
-		if err != nil || logins > 0 {
+		if err != nil || sessions > 0 {
 			if err != nil {
-				c.log.Debug("cannot tell whether someone is logged in to the App's VM; the App is not suspended", "err", err)
+				c.log.Debug("cannot tell whether someone works in the App's VM; the App is not suspended", "err", err)
 			}
 			return busyNow()
 		}

@@ -40,28 +40,28 @@ func (c *fakeClock) advance(d time.Duration) {
 
 // engineUse is a FAKE of what the daemon's Docker socket, the engine and
 // the App's VM say: the clients connected, whether a container runs, and
-// the logins on a terminal.
+// the sessions in the App's VM.
 type engineUse struct {
-	mu      sync.Mutex
-	clients app.ClientActivity
-	running bool
-	asked   string
-	logins  int
+	mu       sync.Mutex
+	clients  app.ClientActivity
+	running  bool
+	asked    string
+	sessions int
 }
 
-func (u *engineUse) Logins(_ context.Context, vm string) (int, error) {
+func (u *engineUse) Sessions(_ context.Context, vm string) (int, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if vm != resource.AppVMName {
-		return 0, fmt.Errorf("asked about the logins of vm %s, not the App's", vm)
+		return 0, fmt.Errorf("asked about the sessions of vm %s, not the App's", vm)
 	}
-	return u.logins, nil
+	return u.sessions, nil
 }
 
-func (u *engineUse) setLogins(n int) {
+func (u *engineUse) setSessions(n int) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.logins = n
+	u.sessions = n
 }
 
 func (u *engineUse) Activity() app.ClientActivity {
@@ -134,7 +134,7 @@ func startIdle(t *testing.T) *idleEnv {
 func (e *idleEnv) runDaemon() {
 	ctx, cancel := context.WithCancel(e.ctx)
 	e.apps = app.New(e.st, app.Options{Template: e.tmpl, Engine: e.engine, Context: e.hostCx,
-		Clients: e.use.Activity, Containers: e.use, Logins: e.use, Now: e.clock.Now, IdleRecheck: 10 * time.Millisecond})
+		Clients: e.use.Activity, Containers: e.use, Sessions: e.use, Now: e.clock.Now, IdleRecheck: 10 * time.Millisecond})
 	vms := vm.New(e.st, e.saver, vm.Options{StopGrace: time.Second})
 	var wg sync.WaitGroup
 	wg.Go(func() { e.apps.Run(ctx) })
@@ -429,18 +429,18 @@ func TestAWokenAppCountsItsIdleTimeFromTheWake(t *testing.T) {
 	e.suspended()
 }
 
-// Someone logged in to the App's VM on a terminal keeps it awake as a
-// client does: once the login ends, the App is suspended after its idle
-// time counted from when the login was last seen.
-func TestAnAppSomeoneIsLoggedInToIsNotSuspended(t *testing.T) {
+// Someone working in the App's VM (a login, a command) keeps it awake as
+// a client does: once the session ends, the App is suspended after its
+// idle time counted from when the session was last seen.
+func TestAnAppSomeoneWorksInIsNotSuspended(t *testing.T) {
 	e := startIdle(t)
 	e.runningApp()
-	e.use.setLogins(1)
+	e.use.setSessions(1)
 	e.clock.advance(time.Hour)
-	e.staysRunning("a login")
-	e.use.setLogins(0)
+	e.staysRunning("a session")
+	e.use.setSessions(0)
 	e.clock.advance(9 * time.Second)
-	e.staysRunning("idle for 9s of 10s after the login")
+	e.staysRunning("idle for 9s of 10s after the session")
 	e.clock.advance(2 * time.Second)
 	e.suspended()
 }

@@ -116,7 +116,7 @@ type AppSpec struct {
 	Cold      bool       `json:"cold,omitempty" doc:"Stop the App's VM with a full shutdown and start it with a full boot, rather than saving its state at a stop and resuming it at the next start (see the VM's spec.cold)."`
 	MountType string     `json:"mountType,omitempty" enum:"9p,reverse-sshfs" doc:"How QEMU shares the folders: 9p or reverse-sshfs; the faster (9p) when empty. VZ always uses virtiofs, WSL2 its own mounts."`
 	// SuspendWhenIdle is a Go duration; empty or "0" is off.
-	SuspendWhenIdle string `json:"suspendWhenIdle,omitempty" doc:"Suspend the running App after this long without a client connected to its engine's socket (Docker's or containerd's), without a running container and without a login on a terminal in its VM, e.g. 15m (at least 10s): its VM's state is saved and QEMU ends, and the next connection to the socket (or a start, or a shell) resumes it. Empty or 0: never (the default). Not on WSL2, where the daemon's named pipe for Docker neither counts its clients nor wakes the App." example:"15m"`
+	SuspendWhenIdle string `json:"suspendWhenIdle,omitempty" doc:"Suspend the running App after this long without a client connected to its engine's socket (Docker's or containerd's), without a running container and without anyone working in its VM (a login on a terminal, a command of paddock shell), e.g. 15m (at least 10s): its VM's state is saved and QEMU ends, and the next connection to the socket (or a start, or a shell) resumes it. Empty or 0: never (the default). Not on WSL2, where the daemon's named pipe for Docker neither counts its clients nor wakes the App." example:"15m"`
 }
 
 // IdleTimeout is how long the App may be idle before it is suspended

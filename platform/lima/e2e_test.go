@@ -75,7 +75,7 @@ func TestE2ELifecycle(t *testing.T) {
 	if got := e.ssh(t, name, "systemctl", "is-active", "lima-guestagent"); got != "active" {
 		t.Errorf("guest agent is %q, want active", got)
 	}
-	checkLogins(t, e, name)
+	checkSessions(t, e, name)
 
 	saveAndResume(t, e, name, shared)
 	resumeThatFailsBoots(t, e, name)
@@ -335,17 +335,18 @@ func wantSnapshots(t *testing.T, d *lima.Driver, name string, tags ...string) []
 	return snaps
 }
 
-// checkLogins opens a login on a terminal in the running instance name, as
-// 'paddock shell' does, and checks that Logins counts it while it lasts,
-// and never counts the driver's own commands.
-func checkLogins(t *testing.T, e *e2e, name string) {
+// checkSessions opens a login on a terminal in the running instance name,
+// as 'paddock shell' does, then runs a command without one that holds the
+// App busy, as 'paddock shell -- COMMAND' does, and checks that Sessions
+// counts each while it lasts, and never counts the driver's own commands.
+func checkSessions(t *testing.T, e *e2e, name string) {
 	t.Helper()
 	d := e.driver
-	logins := func() int {
+	sessions := func() int {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		n, err := d.Logins(ctx, name)
+		n, err := d.Sessions(ctx, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -354,35 +355,49 @@ func checkLogins(t *testing.T, e *e2e, name string) {
 	until := func(want int) {
 		t.Helper()
 		deadline := time.Now().Add(time.Minute)
-		for n := logins(); n != want; n = logins() {
+		for n := sessions(); n != want; n = sessions() {
 			if time.Now().After(deadline) {
-				t.Fatalf("Logins = %d, want %d", n, want)
+				t.Fatalf("Sessions = %d, want %d", n, want)
 			}
 			time.Sleep(time.Second)
 		}
 	}
 	until(0)
 	inst := inspect(t, d, name)
-	// -tt: a terminal in the guest, though this test has none.
-	login := exec.Command("ssh", "-F", inst.SSHConfigFile, "-o", "ControlMaster=no", "-tt", inst.Hostname)
-	stdin, err := login.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := login.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ended := false
-	t.Cleanup(func() {
-		if !ended {
-			login.Process.Kill()
-			login.Wait()
+	// session runs ssh with args; end closes its input and waits for it.
+	session := func(args ...string) (end func()) {
+		t.Helper()
+		cmd := exec.Command("ssh", append([]string{"-F", inst.SSHConfigFile, "-o", "ControlMaster=no"}, args...)...)
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
 		}
-	})
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		ended := false
+		t.Cleanup(func() {
+			if !ended {
+				cmd.Process.Kill()
+				cmd.Wait()
+			}
+		})
+		return func() {
+			io.WriteString(stdin, "exit\n")
+			stdin.Close()
+			cmd.Wait()
+			ended = true
+		}
+	}
+	// -tt: a terminal in the guest, though this test has none.
+	end := session("-tt", inst.Hostname)
 	until(1)
-	io.WriteString(stdin, "exit\n")
-	stdin.Close()
-	login.Wait()
-	ended = true
+	end()
+	until(0)
+	// A command without a terminal, which who does not list: it reads its
+	// input to the end.
+	end = session(inst.Hostname, "--", resource.HoldingAppBusy("cat >/dev/null"))
+	until(1)
+	end()
 	until(0)
 }

@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"paddock.dev/paddock/core/resource"
 )
 
 // guestRun runs script as root in the running guest of inst, over the
@@ -79,11 +81,13 @@ func guestShell(ctx context.Context, inst Instance, remote string, converse func
 	return err
 }
 
-// Logins counts the logins on a terminal in the running guest of the
-// instance name, as who lists them: sshd records a session that has a
-// terminal ('paddock shell', ssh through 'paddock ssh-config'), and
-// Lima's and the daemon's own commands, this one among them, have none.
-func (d *Driver) Logins(ctx context.Context, name string) (int, error) {
+// Sessions counts the sessions of people in the running guest of the
+// instance name: the logins on a terminal, as who lists them (sshd
+// records a session that has a terminal: 'paddock shell', ssh through
+// 'paddock ssh-config'; Lima's and the daemon's own commands, this one
+// among them, have none), and one more while commands hold the App busy
+// (resource.AppBusyQuery).
+func (d *Driver) Sessions(ctx context.Context, name string) (int, error) {
 	inst, err := d.existing(name)
 	if err != nil {
 		return 0, err
@@ -92,7 +96,7 @@ func (d *Driver) Logins(ctx context.Context, name string) (int, error) {
 		return 0, fmt.Errorf("instance %s is not running", name)
 	}
 	var out []byte
-	err = guestShell(ctx, inst, "who", func(_ io.Writer, stdout *bufio.Reader) error {
+	err = guestShell(ctx, inst, "who; "+resource.AppBusyQuery, func(_ io.Writer, stdout *bufio.Reader) error {
 		b, rerr := io.ReadAll(stdout)
 		out = b
 		return rerr

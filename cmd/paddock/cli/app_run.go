@@ -122,7 +122,7 @@ func (c *cli) inGuest(cmd *cobra.Command, args []string, tool string, command fu
 	if a.Spec.ContainerEngine.Name == resource.EngineMoby {
 		ns = "moby"
 	}
-	ssh, err := cl.Shell(cmd.Context(), a.Spec.Namespace, resource.AppVMName, command(ns, args))
+	ssh, err := cl.AppShell(cmd.Context(), a.Spec.Namespace, command(ns, args))
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,8 @@ func newAppShellCmd(c *cli) *cobra.Command {
 		Short: "Open a shell in the App's VM, or run a command there",
 		Long: `Open a login shell in the App's VM, or run a command there, over ssh with
 the parameters the daemon hands out. The command's exit code is this one's.
-A suspended App (suspendWhenIdle) is woken first. 'paddock ssh-config'
+A suspended App (suspendWhenIdle) is woken first, and the App is not
+suspended while the shell or the command runs. 'paddock ssh-config'
 prints the same as an OpenSSH Host block, for ssh and editors.`,
 		Example: `  paddock shell
   paddock shell -- uname -a`,
@@ -37,7 +38,7 @@ prints the same as an OpenSSH Host block, for ssh and editors.`,
 			if err != nil {
 				return err
 			}
-			ssh, err := cl.Shell(cmd.Context(), a.Spec.Namespace, resource.AppVMName, args)
+			ssh, err := cl.AppShell(cmd.Context(), a.Spec.Namespace, args)
 			if err != nil {
 				return err
 			}

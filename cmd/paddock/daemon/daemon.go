@@ -159,7 +159,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	docker := dockerProxy(p, st, log)
 	containerd := containerdStream(p, log)
 	suspendWhenIdle(&appOpts, p, docker, containerd)
-	appOpts.Logins = driver
+	appOpts.Sessions = driver
 	apps := app.New(st, appOpts)
 	containerd.Wake = containerdWake(st, apps.Wake)
 	docker.Wake = func(ctx context.Context) error {
