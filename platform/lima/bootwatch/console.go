@@ -28,6 +28,16 @@ const initFailedMarker = "lima-init: failed (exit "
 // before it can reach an sshd (see platform/lima/sshshim).
 const initDoneMarker = "lima-init: done"
 
+// bootDonePrefix and bootDoneMarker make the last line Lima v1.2.2's
+// boot.sh prints ("LIMA 2026-12-05T23:38:27+00:00| Exiting with code 0"),
+// after it wrote /run/lima-boot-done, the file the host agent's last
+// requirement waits for. The guest image's lima-boot.service puts the
+// script's output on the console.
+const (
+	bootDonePrefix = "LIMA "
+	bootDoneMarker = "| Exiting with code "
+)
+
 // Why a boot is known to have failed, as Console.Check says it.
 const (
 	ReasonPanicked   = "the guest's kernel panicked"
@@ -57,13 +67,14 @@ var statusLine = regexp.MustCompile(`^\[(\x1b\[[0-9;]*m)?\s*[A-Z]+\s*(\x1b\[[0-9
 
 // Console follows a guest's serial console log, which QEMU writes afresh
 // at each boot, for a kernel panic or a failed lima-init, and for
-// lima-init's end. Until QEMU has started, the log is the previous boot's:
+// lima-init's end and Lima's boot scripts'. Until QEMU has started, the log is the previous boot's:
 // a log last written before NotBefore (when this boot's host agent
 // started) is not read.
 type Console struct {
 	Path      string    // the log, Lima's serial.log
 	NotBefore time.Time // this boot's start, if known
 	initDone  bool      // the log showed initDoneMarker
+	bootDone  bool      // the log showed boot.sh's end (bootDoneMarker)
 	offset    int64
 	last      []string // the last complete lines read, at most panicContext
 	rest      []byte   // a line not yet complete
@@ -71,6 +82,10 @@ type Console struct {
 
 // InitDone reports whether the log read so far showed lima-init's end.
 func (w *Console) InitDone() bool { return w.initDone }
+
+// BootDone reports whether the log read so far showed the end of Lima's
+// boot scripts, which then wrote /run/lima-boot-done.
+func (w *Console) BootDone() bool { return w.bootDone }
 
 // Check reads what the console got since the last check and, once the
 // boot failed, returns why (ReasonPanicked, ReasonInitFailed) and the
@@ -87,7 +102,7 @@ func (w *Console) Check() (lines []string, failed string) {
 	}
 	if st.Size() < w.offset {
 		// A new boot's log: start over.
-		w.offset, w.last, w.rest, w.initDone = 0, nil, nil, false
+		w.offset, w.last, w.rest, w.initDone, w.bootDone = 0, nil, nil, false, false
 	}
 	if _, err := f.Seek(w.offset, io.SeekStart); err != nil {
 		return nil, ""
@@ -114,6 +129,7 @@ func (w *Console) Check() (lines []string, failed string) {
 			return append(w.last, line[i:]), ReasonInitFailed
 		}
 		w.initDone = w.initDone || line == initDoneMarker
+		w.bootDone = w.bootDone || strings.HasPrefix(line, bootDonePrefix) && strings.Contains(line, bootDoneMarker)
 		if statusLine.MatchString(line) {
 			continue
 		}

@@ -112,3 +112,28 @@ func TestConsoleKeepsLimaInitsReasonPastSystemdsStatusLines(t *testing.T) {
 		t.Fatalf("check = %q, %q; want %q", lines, failed, want)
 	}
 }
+
+// Lima's boot.sh says on the console, through lima-boot.service, when it
+// ends; its lines before that, and a script's output that merely mentions
+// the words, are not its end.
+func TestConsoleFindsTheEndOfLimasBootScripts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), filenames.SerialLog)
+	log := "[   26.196538] sh[244]: LIMA 2026-12-05T23:38:27+00:00| Executing /mnt/lima-cidata/boot/40-install-containerd.sh\n" +
+		"[   26.301000] sh[457]: + echo '| Exiting with code 0'\n"
+	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := &Console{Path: path}
+	if w.Check(); w.BootDone() {
+		t.Fatal("boot done before boot.sh's last line")
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("[   26.677099] sh[244]: LIMA 2026-12-05T23:38:27+00:00| Exiting with code 1\n")
+	f.Close()
+	if _, failed := w.Check(); !w.BootDone() || failed != "" {
+		t.Fatalf("after boot.sh's last line: done %v, failed %q", w.BootDone(), failed)
+	}
+}

@@ -48,6 +48,9 @@ func IsName(argv0 string) bool {
 // check passes as soon as the guest's SSH server is up. Then it replaces
 // itself with the real ssh ($PADDOCK_REAL_SSH) with the same arguments.
 // On a resume it waits first for the guest to run (EnvSSHResumed).
+// On a cold boot of the guest image, the shim answers the host agent's
+// last requirement itself once the console shows that Lima's boot scripts
+// ended (answerLastRequirement).
 // Control commands (-O) and anything without a port pass straight through.
 func Exec(args []string) error {
 	real := os.Getenv(EnvRealSSH)
@@ -78,6 +81,15 @@ func Exec(args []string) error {
 		}
 		waitForBanner(ctx, net.JoinHostPort("127.0.0.1", port))
 		cancel()
+	}
+	if console := os.Getenv(EnvSSHConsole); console != "" && runsLimaScript(args) {
+		answered, err := answerLastRequirement(console)
+		if err != nil {
+			return err
+		}
+		if answered {
+			os.Exit(0) // as the script would have
+		}
 	}
 	argv := append([]string{real}, args...)
 	if err := syscall.Exec(real, argv, os.Environ()); err != nil {
