@@ -39,9 +39,9 @@ func runsLimaScript(args []string) bool {
 // bootWait, until the console log at path shows that boot.sh ended, which
 // boot.sh says only once it wrote the file the script looks for (it runs
 // with set -e): the script would then succeed, and answered is true. The
-// host agent learns it at once, where the script's looks every 3 seconds,
-// and the sudo runs each costs under emulation, took 2-3 seconds more of
-// every cold boot. Otherwise (another script, or a boot that failed or
+// host agent learns it at once, where the script, which looks every 3
+// seconds and runs sudo twice a look, made every cold boot seconds longer
+// under emulation. Otherwise (another script, or a boot that failed or
 // took longer) it gives the script back as the input the real ssh reads.
 func answerLastRequirement(path string) (answered bool, err error) {
 	script, err := io.ReadAll(os.Stdin)
