@@ -30,8 +30,10 @@ func TestMain(m *testing.M) {
 
 // limaScript is how Lima v1.2.2's host agent runs a requirement script:
 // its interpreter, wrapped to export the cidata's parameters, as ssh's
-// remote command, and the script on ssh's input.
-func limaScript(t *testing.T, console, script string) (cmd *exec.Cmd, out *bytes.Buffer) {
+// remote command, and the script on ssh's input. ended says whether the
+// shim ended within a time; out is what the real ssh printed, read once
+// it ended.
+func limaScript(t *testing.T, console, script string) (cmd *exec.Cmd, out *bytes.Buffer, ended func(within time.Duration) bool) {
 	t.Helper()
 	// A stand-in for the real ssh, which would need an SSH server: it
 	// prints the input it was given, which ssh would send to the guest.
@@ -48,8 +50,23 @@ func limaScript(t *testing.T, console, script string) (cmd *exec.Cmd, out *bytes
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	return cmd, out
+	done := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(done)
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-done
+	})
+	return cmd, out, func(within time.Duration) bool {
+		select {
+		case <-done:
+			return true
+		case <-time.After(within):
+			return false
+		}
+	}
 }
 
 // The host agent's last requirement, whose script looks for the end of
@@ -61,26 +78,16 @@ func TestTheShimAnswersTheLastRequirementAtTheBootScriptsEnd(t *testing.T) {
 	if err := os.WriteFile(console, []byte("[   11.904016] lima-init[168]: lima-init: done\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ended := func(cmd *exec.Cmd, within time.Duration) bool {
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-			return true
-		case <-time.After(within):
-			return false
-		}
-	}
 
 	sshReady := "#!/bin/bash\nset -eux -o pipefail\nif ! timeout 30s bash -c \"until sudo diff -q /run/lima-ssh-ready /mnt/lima-cidata/meta-data 2>/dev/null; do sleep 3; done\"; then\n\texit 1\nfi\n"
-	cmd, out := limaScript(t, console, sshReady)
-	if !ended(cmd, 10*time.Second) || out.String() != sshReady {
+	_, out, ended := limaScript(t, console, sshReady)
+	if !ended(10*time.Second) || out.String() != sshReady {
 		t.Fatalf("another requirement's script: ssh got %q, want it at once and whole", out)
 	}
 
 	bootDone := strings.ReplaceAll(sshReady, "lima-ssh-ready", "lima-boot-done")
-	cmd, out = limaScript(t, console, bootDone)
-	if ended(cmd, 5*bootwatch.Poll) {
+	cmd, out, ended := limaScript(t, console, bootDone)
+	if ended(5 * bootwatch.Poll) {
 		t.Fatalf("the last requirement's script reached ssh before the boot scripts ended: %q", out)
 	}
 	f, err := os.OpenFile(console, os.O_APPEND|os.O_WRONLY, 0)
@@ -89,7 +96,7 @@ func TestTheShimAnswersTheLastRequirementAtTheBootScriptsEnd(t *testing.T) {
 	}
 	f.WriteString("[   26.677099] sh[244]: LIMA 2026-12-05T23:38:27+00:00| Exiting with code 0\n")
 	f.Close()
-	if !ended(cmd, 10*time.Second) || !cmd.ProcessState.Success() || out.String() != "" {
+	if !ended(10*time.Second) || !cmd.ProcessState.Success() || out.String() != "" {
 		t.Fatalf("once the boot scripts ended: %v, %q; want success without ssh", cmd.ProcessState, out)
 	}
 }
@@ -102,8 +109,8 @@ func TestTheShimLeavesTheLastRequirementOfAFailedBootToSSH(t *testing.T) {
 		t.Fatal(err)
 	}
 	script := "#!/bin/bash\nuntil sudo diff -q /run/lima-boot-done /mnt/lima-cidata/meta-data; do sleep 3; done\n"
-	cmd, out := limaScript(t, console, script)
-	if err := cmd.Wait(); err != nil || out.String() != script {
-		t.Fatalf("ssh got %q (%v), want the script whole", out, err)
+	cmd, out, ended := limaScript(t, console, script)
+	if !ended(10*time.Second) || !cmd.ProcessState.Success() || out.String() != script {
+		t.Fatalf("ssh got %q (%v), want the script whole", out, cmd.ProcessState)
 	}
 }
