@@ -66,10 +66,10 @@ var linePrefix = regexp.MustCompile(`^(\[\s*\d+\.\d+\]\s*)?([\w@.-]+\[\d+\]:\s*)
 var statusLine = regexp.MustCompile(`^\[(\x1b\[[0-9;]*m)?\s*[A-Z]+\s*(\x1b\[[0-9;]*m)?\]`)
 
 // Console follows a guest's serial console log, which QEMU writes afresh
-// at each boot, for a kernel panic or a failed lima-init, and for
-// lima-init's end and Lima's boot scripts'. Until QEMU has started, the log is the previous boot's:
-// a log last written before NotBefore (when this boot's host agent
-// started) is not read.
+// at each boot, for a kernel panic or a failed lima-init, and for the ends
+// of lima-init and of Lima's boot scripts. Until QEMU has started, the
+// log is the previous boot's: a log last written before NotBefore (when
+// this boot's host agent started) is not read.
 type Console struct {
 	Path      string    // the log, Lima's serial.log
 	NotBefore time.Time // this boot's start, if known
